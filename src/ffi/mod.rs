@@ -1,0 +1,575 @@
+//! The C ABI: opaque handles over [`FilterBuilder`] and [`Filter`], status
+//! codes, `errptr` messages, and a panic boundary on every function. No
+//! filter logic lives here.
+//!
+//! The enums `rocksfilter_status`, `rocksfilter_policy` and `rocksfilter_kind`
+//! are declared as C enums in the header (see `cbindgen.toml`) but cross the
+//! ABI as `uint32_t`-compatible integers: a C caller can pass any integer
+//! where an enum is expected, and an out-of-range value in a Rust enum would
+//! be undefined behaviour, so we validate plain integers instead.
+#![allow(non_camel_case_types)]
+#![allow(clippy::missing_safety_doc)] // documented in the header, per function
+
+mod guard;
+
+use std::ffi::{c_char, CStr};
+use std::ptr;
+
+use guard::{guard, guard_status};
+
+use crate::{Error, ErrorKind, Filter, FilterBuilder, Kind, Policy};
+
+/// Status code (declared as a C enum in the header).
+pub type rocksfilter_status = u32;
+/// Filter policy (declared as a C enum in the header).
+pub type rocksfilter_policy = u32;
+/// Filter kind (declared as a C enum in the header).
+pub type rocksfilter_kind = u32;
+
+pub const ROCKSFILTER_OK: rocksfilter_status = 0;
+pub const ROCKSFILTER_INVALID_ARGUMENT: rocksfilter_status = 1;
+pub const ROCKSFILTER_CORRUPTION: rocksfilter_status = 2;
+pub const ROCKSFILTER_NOT_SUPPORTED: rocksfilter_status = 3;
+pub const ROCKSFILTER_IO_ERROR: rocksfilter_status = 4;
+pub const ROCKSFILTER_NOT_FOUND: rocksfilter_status = 5;
+pub const ROCKSFILTER_INTERNAL: rocksfilter_status = 6;
+
+pub const ROCKSFILTER_POLICY_BLOOM: rocksfilter_policy = 1;
+pub const ROCKSFILTER_POLICY_RIBBON: rocksfilter_policy = 2;
+pub const ROCKSFILTER_POLICY_LEGACY_BLOOM: rocksfilter_policy = 3;
+
+pub const ROCKSFILTER_KIND_ALWAYS_FALSE: rocksfilter_kind = 0;
+pub const ROCKSFILTER_KIND_ALWAYS_TRUE: rocksfilter_kind = 1;
+pub const ROCKSFILTER_KIND_FAST_LOCAL_BLOOM: rocksfilter_kind = 2;
+pub const ROCKSFILTER_KIND_STANDARD128_RIBBON: rocksfilter_kind = 3;
+pub const ROCKSFILTER_KIND_LEGACY_BLOOM: rocksfilter_kind = 4;
+
+pub(crate) fn status_of(kind: ErrorKind) -> rocksfilter_status {
+    match kind {
+        ErrorKind::InvalidArgument => ROCKSFILTER_INVALID_ARGUMENT,
+        ErrorKind::Corruption => ROCKSFILTER_CORRUPTION,
+        ErrorKind::NotSupported => ROCKSFILTER_NOT_SUPPORTED,
+        ErrorKind::Io => ROCKSFILTER_IO_ERROR,
+        ErrorKind::NotFound => ROCKSFILTER_NOT_FOUND,
+        ErrorKind::Internal => ROCKSFILTER_INTERNAL,
+    }
+}
+
+pub(crate) fn kind_code(kind: Kind) -> rocksfilter_kind {
+    match kind {
+        Kind::AlwaysFalse => ROCKSFILTER_KIND_ALWAYS_FALSE,
+        Kind::AlwaysTrue => ROCKSFILTER_KIND_ALWAYS_TRUE,
+        Kind::FastLocalBloom => ROCKSFILTER_KIND_FAST_LOCAL_BLOOM,
+        Kind::Standard128Ribbon => ROCKSFILTER_KIND_STANDARD128_RIBBON,
+        Kind::LegacyBloom => ROCKSFILTER_KIND_LEGACY_BLOOM,
+    }
+}
+
+/// A filter builder. Owned by one thread at a time; free with
+/// `rocksfilter_builder_free`.
+pub struct rocksfilter_builder {
+    inner: FilterBuilder,
+}
+
+/// A loaded, immutable filter. May be queried from many threads at once;
+/// free with `rocksfilter_filter_free` once no query is running.
+pub struct rocksfilter_filter {
+    inner: Filter<'static>,
+}
+
+/// Geometry of a loaded filter, filled by `rocksfilter_filter_info`.
+#[repr(C)]
+pub struct rocksfilter_filter_info {
+    /// A `rocksfilter_kind` value.
+    pub kind: u32,
+    /// Whole block length in bytes, 5-byte trailer included.
+    pub bytes: u64,
+    /// Bloom kinds: probes per key. 0 for other kinds.
+    pub num_probes: u32,
+    /// Legacy Bloom: number of cache lines. 0 for other kinds.
+    pub num_lines: u32,
+    /// Bloom kinds: cache-line size in bytes the block was written with.
+    pub line_bytes: u32,
+}
+
+/// Borrows `len` bytes at `ptr`; NULL is the empty slice when `len == 0`.
+/// Returns None for NULL with a non-zero length.
+///
+/// # Safety
+/// Non-NULL `ptr` must be valid for reads of `len` bytes for `'a`.
+unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
+    if ptr.is_null() {
+        (len == 0).then_some(&[][..])
+    } else {
+        // SAFETY: the caller's contract (documented in the header for every
+        // function taking a buffer): ptr is readable for len bytes.
+        Some(unsafe { std::slice::from_raw_parts(ptr, len) })
+    }
+}
+
+fn policy_of(p: rocksfilter_policy) -> Result<Policy, Error> {
+    match p {
+        ROCKSFILTER_POLICY_BLOOM => Ok(Policy::Bloom),
+        ROCKSFILTER_POLICY_RIBBON => Ok(Policy::Ribbon),
+        ROCKSFILTER_POLICY_LEGACY_BLOOM => Ok(Policy::LegacyBloom),
+        other => Err(Error::invalid(format!("unknown rocksfilter_policy value {other} (expected 1, 2 or 3)"))),
+    }
+}
+
+fn null_arg(what: &str) -> Error {
+    Error::invalid(format!("{what} is NULL"))
+}
+
+// ---------------------------------------------------------------- builder
+
+/// Creates a builder for `policy` at `bits_per_key`.
+///
+/// bits_per_key is sanitised as RocksDB does: below 0.5 (RocksDB writes no
+/// filter at all) or NaN gives ROCKSFILTER_INVALID_ARGUMENT with a message;
+/// below 1 becomes 1; 100 and above (+infinity too) becomes 100; the value
+/// is rounded to thousandths of a bit. An unknown policy value gives
+/// ROCKSFILTER_INVALID_ARGUMENT.
+///
+/// On success `*out` receives a builder the caller owns and frees with
+/// rocksfilter_builder_free(); on failure `*out` is set to NULL.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_builder_new(
+    policy: rocksfilter_policy,
+    bits_per_key: f64,
+    out: *mut *mut rocksfilter_builder,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: out is non-NULL and points to a writable pointer (contract).
+        unsafe { *out = ptr::null_mut() };
+        let inner = FilterBuilder::new(policy_of(policy)?, bits_per_key)?;
+        let handle = Box::into_raw(Box::new(rocksfilter_builder { inner }));
+        // SAFETY: as above.
+        unsafe { *out = handle };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `b` is NULL or a live builder not used concurrently.
+unsafe fn builder_mut<'a>(b: *mut rocksfilter_builder) -> Option<&'a mut FilterBuilder> {
+    // SAFETY: per the contract above.
+    unsafe { b.as_mut() }.map(|b| &mut b.inner)
+}
+
+/// Adds a key (`len` bytes at `key`; NULL allowed when len is 0). The bytes
+/// are hashed at once and not retained. Adjacent duplicate keys collapse into
+/// one entry, as in RocksDB. No-op on a NULL builder. A NULL key with a
+/// non-zero length is recorded and makes the next finish fail with
+/// ROCKSFILTER_INVALID_ARGUMENT (a key is never silently dropped).
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_builder_add_key(b: *mut rocksfilter_builder, key: *const u8, len: usize) {
+    guard((), || {
+        // SAFETY: header contract: b is NULL or a live builder owned by this thread.
+        let Some(b) = (unsafe { builder_mut(b) }) else { return };
+        // SAFETY: header contract: key readable for len bytes.
+        match unsafe { bytes(key, len) } {
+            Some(k) => b.add_key(k),
+            None => b.poison(null_arg("key (with non-zero length) in rocksfilter_builder_add_key")),
+        }
+    })
+}
+
+/// Adds a key and an alternate form of it (typically its prefix, for prefix
+/// filtering) with RocksDB's AddKeyAndAlt de-duplication: an alt equal to the
+/// previous alt, to the key, or to the previous key is not added again; a key
+/// equal to the previous key or previous alt is not added again. NULL rules
+/// as rocksfilter_builder_add_key().
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_builder_add_key_and_alt(
+    b: *mut rocksfilter_builder,
+    key: *const u8,
+    key_len: usize,
+    alt: *const u8,
+    alt_len: usize,
+) {
+    guard((), || {
+        // SAFETY: header contract: b is NULL or a live builder owned by this thread.
+        let Some(b) = (unsafe { builder_mut(b) }) else { return };
+        // SAFETY: header contract: key/alt readable for their lengths.
+        match unsafe { (bytes(key, key_len), bytes(alt, alt_len)) } {
+            (Some(k), Some(a)) => b.add_key_and_alt(k, a),
+            _ => b.poison(null_arg("key or alt (with non-zero length) in rocksfilter_builder_add_key_and_alt")),
+        }
+    })
+}
+
+/// Adds a key by its rocksfilter_hash64(), exactly as add_key would
+/// (including collapsing an adjacent duplicate). Legacy Bloom builders hash
+/// keys with a different 32-bit hash that cannot be derived from this one:
+/// there the call is recorded and the next finish fails with
+/// ROCKSFILTER_INVALID_ARGUMENT. No-op on a NULL builder.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_builder_add_hash(b: *mut rocksfilter_builder, hash: u64) {
+    guard((), || {
+        // SAFETY: header contract: b is NULL or a live builder owned by this thread.
+        if let Some(b) = unsafe { builder_mut(b) } {
+            b.add_hash(hash)
+        }
+    })
+}
+
+/// Number of entries added since the last finish, after collapsing
+/// duplicates (RocksDB's EstimateEntriesAdded). 0 for a NULL builder.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_builder_num_entries(b: *const rocksfilter_builder) -> usize {
+    // SAFETY: header contract: b is NULL or a live builder.
+    guard(0, || unsafe { b.as_ref() }.map_or(0, |b| b.inner.num_entries()))
+}
+
+/// Writes the filter block for the added keys, byte for byte as RocksDB
+/// would, and empties the builder so it can be reused.
+///
+/// On success `*out_data` receives a malloc()ed buffer of `*out_len` bytes
+/// that the caller owns and frees with rocksfilter_bytes_free(). With no
+/// keys added, `*out_len` is 0 and `*out_data` NULL: RocksDB's empty
+/// (always-false) filter. On failure both are set to NULL/0 and the builder
+/// is emptied too.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_builder_finish(
+    b: *mut rocksfilter_builder,
+    out_data: *mut *mut u8,
+    out_len: *mut usize,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if out_data.is_null() || out_len.is_null() {
+            return Err(null_arg("out_data or out_len"));
+        }
+        // SAFETY: both out-pointers are non-NULL and writable (contract).
+        unsafe {
+            *out_data = ptr::null_mut();
+            *out_len = 0;
+        }
+        // SAFETY: header contract: b is NULL or a live builder owned by this thread.
+        let b = unsafe { builder_mut(b) }.ok_or_else(|| null_arg("builder"))?;
+        let block = b.finish()?;
+        if block.is_empty() {
+            return Ok(());
+        }
+        let data = malloc_copy(&block)?;
+        // SAFETY: as above.
+        unsafe {
+            *out_data = data;
+            *out_len = block.len();
+        }
+        Ok(())
+    })
+}
+
+/// Copies into a `malloc` buffer, so that C callers may also release it with
+/// `free()` and no length has to be remembered.
+fn malloc_copy(block: &[u8]) -> Result<*mut u8, Error> {
+    // SAFETY: plain allocation of a non-zero size; checked for NULL below.
+    let p = unsafe { libc::malloc(block.len()) } as *mut u8;
+    if p.is_null() {
+        return Err(Error::new(ErrorKind::Internal, format!("out of memory allocating {} bytes", block.len())));
+    }
+    // SAFETY: p is a fresh allocation of block.len() bytes, disjoint from block.
+    unsafe { ptr::copy_nonoverlapping(block.as_ptr(), p, block.len()) };
+    Ok(p)
+}
+
+/// Frees a builder. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_builder_free(b: *mut rocksfilter_builder) {
+    guard((), || {
+        if !b.is_null() {
+            // SAFETY: b came from Box::into_raw in rocksfilter_builder_new and
+            // is freed once (contract).
+            drop(unsafe { Box::from_raw(b) });
+        }
+    })
+}
+
+/// Frees a buffer returned by this library (`len` is accepted for symmetry
+/// and ignored; the buffer is malloc()ed, so free() works too). NULL is
+/// ignored.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_bytes_free(data: *mut u8, _len: usize) {
+    // SAFETY: data is NULL or a malloc'ed buffer this library returned (contract).
+    guard((), || unsafe { libc::free(data as *mut libc::c_void) })
+}
+
+/// Frees an error message stored through an errptr. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_string_free(s: *mut c_char) {
+    guard((), || {
+        if !s.is_null() {
+            // SAFETY: s came from CString::into_raw in set_error (contract).
+            drop(unsafe { std::ffi::CString::from_raw(s) });
+        }
+    })
+}
+
+// ---------------------------------------------------------------- filter
+
+unsafe fn load(
+    data: *const u8,
+    len: usize,
+    out: *mut *mut rocksfilter_filter,
+    errptr: *mut *mut c_char,
+    copy: bool,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: out is non-NULL and writable (contract).
+        unsafe { *out = ptr::null_mut() };
+        // SAFETY: header contract: data readable for len bytes; for the
+        // borrowed form it stays valid and unmodified until the filter is freed,
+        // which is what the 'static lifetime stands for here.
+        let block: &'static [u8] =
+            unsafe { bytes(data, len) }.ok_or_else(|| null_arg("data (with non-zero length)"))?;
+        let inner = if copy { Filter::from_vec(block.to_vec())? } else { Filter::new(block)? };
+        let handle = Box::into_raw(Box::new(rocksfilter_filter { inner }));
+        // SAFETY: as above.
+        unsafe { *out = handle };
+        Ok(())
+    })
+}
+
+/// Loads a filter block, copying its `len` bytes (the caller may free `data`
+/// right after). Blocks of 5 bytes or fewer load as ALWAYS_FALSE; reserved
+/// or unknown formats as ALWAYS_TRUE (RocksDB's future-safe rule); a block
+/// whose declared geometry does not fit its length gives
+/// ROCKSFILTER_CORRUPTION with the offending offset and values. On success
+/// `*out` receives a filter freed with rocksfilter_filter_free(); on failure
+/// NULL.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_load(
+    data: *const u8,
+    len: usize,
+    out: *mut *mut rocksfilter_filter,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    // SAFETY: forwarded contract.
+    unsafe { load(data, len, out, errptr, true) }
+}
+
+/// As rocksfilter_filter_load() but without copying: `data` must stay valid
+/// and unmodified until the filter is freed.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_load_borrowed(
+    data: *const u8,
+    len: usize,
+    out: *mut *mut rocksfilter_filter,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    // SAFETY: forwarded contract.
+    unsafe { load(data, len, out, errptr, false) }
+}
+
+/// # Safety
+/// `f` is NULL or a live filter.
+unsafe fn filter_ref<'a>(f: *const rocksfilter_filter) -> Option<&'a Filter<'static>> {
+    // SAFETY: per the contract above.
+    unsafe { f.as_ref() }.map(|f| &f.inner)
+}
+
+/// May the key (`len` bytes at `key`) have been added? false is definite;
+/// true may be a false positive. Never fails: geometry was validated at load
+/// and no query reads outside the block. Returns true for a NULL filter or a
+/// NULL key with non-zero length. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_may_match(f: *const rocksfilter_filter, key: *const u8, len: usize) -> bool {
+    guard(true, || {
+        // SAFETY: header contract: f is NULL or live; key readable for len bytes.
+        match unsafe { (filter_ref(f), bytes(key, len)) } {
+            (Some(f), Some(k)) => f.may_match(k),
+            _ => true,
+        }
+    })
+}
+
+/// Query by a precomputed rocksfilter_hash64() of the key. On a legacy
+/// Bloom filter, which is built from a different 32-bit hash, this always
+/// answers true (never a false negative; use rocksfilter_filter_may_match()
+/// there). Returns true for a NULL filter. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_may_match_hash(f: *const rocksfilter_filter, hash: u64) -> bool {
+    // SAFETY: header contract: f is NULL or live.
+    guard(true, || unsafe { filter_ref(f) }.map_or(true, |f| f.may_match_hash(hash)))
+}
+
+/// Batch query: results[i] answers keys[i] (lens[i] bytes), for i < n.
+/// Hashes and prefetches ahead of probing (RocksDB's MultiGet style), so it
+/// is faster per key than a loop of single queries on large filters.
+/// Answers true for every key when the filter, keys or lens is NULL, and for
+/// a NULL keys[i] with non-zero lens[i]. No-op when results is NULL.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
+    f: *const rocksfilter_filter,
+    keys: *const *const u8,
+    lens: *const usize,
+    n: usize,
+    results: *mut bool,
+) {
+    guard((), || {
+        if results.is_null() || n == 0 {
+            return;
+        }
+        // SAFETY: header contract: results writable for n bools.
+        let results = unsafe { std::slice::from_raw_parts_mut(results, n) };
+        // SAFETY: header contract: f is NULL or live.
+        let Some(f) = (unsafe { filter_ref(f) }) else { return results.fill(true) };
+        if keys.is_null() || lens.is_null() {
+            return results.fill(true);
+        }
+        // SAFETY: header contract: keys and lens readable for n elements.
+        let (keys, lens) = unsafe { (std::slice::from_raw_parts(keys, n), std::slice::from_raw_parts(lens, n)) };
+        // SAFETY: header contract: each keys[i] readable for lens[i] bytes.
+        let key = |i: usize| unsafe { bytes(keys[i], lens[i]) }.unwrap_or(&[]);
+        f.may_match_indexed(n, key, results);
+        // A NULL key with a non-zero length has no bytes to test: answer
+        // "may match" rather than risk a false negative.
+        for i in 0..n {
+            if keys[i].is_null() && lens[i] != 0 {
+                results[i] = true;
+            }
+        }
+    })
+}
+
+/// Batch query over one packed buffer (for callers such as Go's cgo that
+/// cannot pass arrays of pointers): key i is buf[offsets[i] .. offsets[i+1]],
+/// so `offsets` has n + 1 entries. Offsets that decrease or exceed `buf_len`
+/// give ROCKSFILTER_INVALID_ARGUMENT (results untouched), as do NULL filter,
+/// offsets or results when n > 0.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_may_match_packed(
+    f: *const rocksfilter_filter,
+    buf: *const u8,
+    buf_len: usize,
+    offsets: *const usize,
+    n: usize,
+    results: *mut bool,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if n == 0 {
+            return Ok(());
+        }
+        if results.is_null() || offsets.is_null() {
+            return Err(null_arg("results or offsets"));
+        }
+        // SAFETY: header contract: f is NULL or live.
+        let f = unsafe { filter_ref(f) }.ok_or_else(|| null_arg("filter"))?;
+        // SAFETY: header contract: buf readable for buf_len bytes, offsets for
+        // n + 1 elements, results writable for n bools.
+        let (buf, offsets, results) = unsafe {
+            (
+                bytes(buf, buf_len).ok_or_else(|| null_arg("buf (with non-zero length)"))?,
+                std::slice::from_raw_parts(offsets, n + 1),
+                std::slice::from_raw_parts_mut(results, n),
+            )
+        };
+        for i in 0..n {
+            if offsets[i] > offsets[i + 1] || offsets[i + 1] > buf_len {
+                return Err(Error::invalid(format!(
+                    "offsets[{i}..={}] = {}..{} is not a range within the {buf_len}-byte buffer",
+                    i + 1,
+                    offsets[i],
+                    offsets[i + 1]
+                )));
+            }
+        }
+        f.may_match_indexed(n, |i| &buf[offsets[i]..offsets[i + 1]], results);
+        Ok(())
+    })
+}
+
+/// The kind of block loaded. ROCKSFILTER_KIND_ALWAYS_TRUE for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_kind(f: *const rocksfilter_filter) -> rocksfilter_kind {
+    // SAFETY: header contract: f is NULL or live.
+    guard(ROCKSFILTER_KIND_ALWAYS_TRUE, || {
+        unsafe { filter_ref(f) }.map_or(ROCKSFILTER_KIND_ALWAYS_TRUE, |f| kind_code(f.kind()))
+    })
+}
+
+/// Fills `*out` with the filter's geometry. ROCKSFILTER_INVALID_ARGUMENT on
+/// NULL arguments.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_info(
+    f: *const rocksfilter_filter,
+    out: *mut rocksfilter_filter_info,
+) -> rocksfilter_status {
+    guard_status(ptr::null_mut(), || {
+        // SAFETY: header contract: f is NULL or live.
+        let f = unsafe { filter_ref(f) }.ok_or_else(|| null_arg("filter"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        let i = f.info();
+        let info = rocksfilter_filter_info {
+            kind: kind_code(i.kind),
+            bytes: i.bytes as u64,
+            num_probes: i.num_probes,
+            num_lines: i.num_lines,
+            line_bytes: i.line_bytes,
+        };
+        // SAFETY: out is non-NULL and writable (contract).
+        unsafe { out.write(info) };
+        Ok(())
+    })
+}
+
+/// RocksDB's estimate of the false-positive rate of this filter if it holds
+/// `num_keys` keys (0.0 for ALWAYS_FALSE, 1.0 for ALWAYS_TRUE or NULL).
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_estimated_fp_rate(f: *const rocksfilter_filter, num_keys: usize) -> f64 {
+    // SAFETY: header contract: f is NULL or live.
+    guard(1.0, || unsafe { filter_ref(f) }.map_or(1.0, |f| f.estimated_fp_rate(num_keys)))
+}
+
+/// Frees a filter. No query may be running on it. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_free(f: *mut rocksfilter_filter) {
+    guard((), || {
+        if !f.is_null() {
+            // SAFETY: f came from Box::into_raw in load and is freed once (contract).
+            drop(unsafe { Box::from_raw(f) });
+        }
+    })
+}
+
+// ---------------------------------------------------------------- misc
+
+/// RocksDB's filter hash (Hash64 / GetSliceHash64: the XXH3 preview frozen
+/// in RocksDB, not final XXH3) of `len` bytes at `key`. The empty key hashes
+/// to 0x5342c3010fe1dd04. A NULL key with non-zero length returns 0.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_hash64(key: *const u8, len: usize) -> u64 {
+    // SAFETY: header contract: key readable for len bytes.
+    guard(0, || unsafe { bytes(key, len) }.map_or(0, crate::hash64))
+}
+
+/// RocksDB's legacy Bloom hash (BloomHash) of `len` bytes at `key`. A NULL
+/// key with non-zero length returns 0.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_legacy_hash32(key: *const u8, len: usize) -> u32 {
+    // SAFETY: header contract: key readable for len bytes.
+    guard(0, || unsafe { bytes(key, len) }.map_or(0, crate::bloom_hash))
+}
+
+/// This library's version as a static string ("MAJOR.MINOR.PATCH"); compare
+/// with ROCKSFILTER_VERSION_STRING to detect a header/library mismatch.
+#[no_mangle]
+pub extern "C" fn rocksfilter_version() -> *const c_char {
+    static VERSION: &CStr = match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(v) => v,
+        Err(_) => panic!("version string"),
+    };
+    VERSION.as_ptr()
+}
+

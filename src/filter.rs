@@ -1,0 +1,322 @@
+//! Reading any built-in filter block as RocksDB does
+//! (`BuiltinFilterPolicy::GetBuiltinFilterBitsReader` in `filter_policy.cc`):
+//! the 5-byte trailer selects the implementation.
+//!
+//! ```text
+//!   0 +------------------------------+
+//!     | filter bits                  |
+//! len +------------------------------+
+//!     | marker: -1 FastLocalBloom,   |
+//!     |  -2 Ribbon, 0 / other < 0    |
+//!     |  reserved, 1..=127 legacy    |
+//!     |  Bloom num_probes            |
+//! len+1 +----------------------------+
+//!     | 4 bytes, meaning per marker  |
+//!     +------------------------------+
+//! ```
+//!
+//! RocksDB trusts these bytes. We validate the geometry once, at load, so
+//! that queries are infallible and can never index outside the block.
+
+use std::borrow::Cow;
+
+use crate::bloom::fast_local::{FastLocalGeometry, METADATA_LEN};
+use crate::bloom::legacy::LegacyGeometry;
+use crate::error::{Error, Result};
+use crate::hash::{bloom_hash, hash64};
+
+/// What kind of filter a block holds (values match `rocksfilter_kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// No keys: every query answers "absent" (blocks of 5 bytes or fewer).
+    AlwaysFalse,
+    /// Reserved or future formats: every query answers "may match".
+    AlwaysTrue,
+    FastLocalBloom,
+    Standard128Ribbon,
+    LegacyBloom,
+}
+
+impl Kind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::AlwaysFalse => "always-false",
+            Kind::AlwaysTrue => "always-true",
+            Kind::FastLocalBloom => "FastLocalBloom",
+            Kind::Standard128Ribbon => "Standard128Ribbon",
+            Kind::LegacyBloom => "LegacyBloom",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Reader {
+    AlwaysFalse,
+    AlwaysTrue,
+    FastLocal(FastLocalGeometry),
+    Legacy(LegacyGeometry),
+}
+
+/// The geometry of a loaded filter, for reports and tools.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FilterInfo {
+    pub kind: Kind,
+    /// Whole block length, trailer included.
+    pub bytes: usize,
+    /// Bloom kinds: probes per key; 0 otherwise.
+    pub num_probes: u32,
+    /// Legacy Bloom: number of cache lines; 0 otherwise.
+    pub num_lines: u32,
+    /// Legacy Bloom: cache-line size in bytes the block was written with; FastLocalBloom: 64.
+    pub line_bytes: u32,
+}
+
+/// A loaded, validated filter block. Immutable, `Send + Sync`: query it from
+/// as many threads as you like.
+#[derive(Clone, Debug)]
+pub struct Filter<'a> {
+    data: Cow<'a, [u8]>,
+    reader: Reader,
+}
+
+/// Keys per pass of a batch query: enough to overlap memory latency, small
+/// enough for the stack.
+const BATCH: usize = 64;
+
+impl<'a> Filter<'a> {
+    /// Loads a block without copying it.
+    pub fn new(block: &'a [u8]) -> Result<Filter<'a>> {
+        let reader = parse(block)?;
+        Ok(Filter { data: Cow::Borrowed(block), reader })
+    }
+
+    /// Loads a block, taking ownership of its bytes.
+    pub fn from_vec(block: Vec<u8>) -> Result<Filter<'static>> {
+        let reader = parse(&block)?;
+        Ok(Filter { data: Cow::Owned(block), reader })
+    }
+
+    /// A copy that owns its bytes.
+    pub fn into_owned(self) -> Filter<'static> {
+        Filter { data: Cow::Owned(self.data.into_owned()), reader: self.reader }
+    }
+
+    /// The whole block, trailer included.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.data
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self.reader {
+            Reader::AlwaysFalse => Kind::AlwaysFalse,
+            Reader::AlwaysTrue => Kind::AlwaysTrue,
+            Reader::FastLocal(_) => Kind::FastLocalBloom,
+            Reader::Legacy(_) => Kind::LegacyBloom,
+        }
+    }
+
+    pub fn info(&self) -> FilterInfo {
+        let mut info = FilterInfo {
+            kind: self.kind(),
+            bytes: self.data.len(),
+            num_probes: 0,
+            num_lines: 0,
+            line_bytes: 0,
+        };
+        match self.reader {
+            Reader::FastLocal(g) => {
+                info.num_probes = g.num_probes;
+                info.line_bytes = 64;
+            }
+            Reader::Legacy(g) => {
+                info.num_probes = g.num_probes;
+                info.num_lines = g.num_lines;
+                info.line_bytes = 1 << g.log2_line_bytes;
+            }
+            Reader::AlwaysFalse | Reader::AlwaysTrue => {}
+        }
+        info
+    }
+
+    /// RocksDB's estimate of this filter's FP rate if it holds `num_keys` keys.
+    pub fn estimated_fp_rate(&self, num_keys: usize) -> f64 {
+        match self.reader {
+            Reader::AlwaysFalse => 0.0,
+            Reader::AlwaysTrue => 1.0,
+            Reader::FastLocal(g) => {
+                crate::bloom::fast_local::estimated_fp_rate(num_keys, self.data.len(), g.num_probes)
+            }
+            Reader::Legacy(g) => {
+                crate::bloom::legacy::estimated_fp_rate(num_keys, self.data.len(), g.num_probes)
+            }
+        }
+    }
+
+    /// May `key` have been added? `false` is definite; `true` may be a false
+    /// positive.
+    #[inline]
+    pub fn may_match(&self, key: &[u8]) -> bool {
+        match self.reader {
+            Reader::AlwaysFalse => false,
+            Reader::AlwaysTrue => true,
+            Reader::FastLocal(g) => g.may_match_hash(&self.data, hash64(key)),
+            Reader::Legacy(g) => g.may_match_hash(&self.data, bloom_hash(key)),
+        }
+    }
+
+    /// Query with a precomputed [`hash64`] of the key. Legacy Bloom filters
+    /// are built from a different (32-bit) hash that cannot be derived from
+    /// this one, so on them this answers `true` (never a false negative;
+    /// RocksDB's own reader answers `false` there).
+    #[inline]
+    pub fn may_match_hash(&self, hash: u64) -> bool {
+        match self.reader {
+            Reader::AlwaysFalse => false,
+            Reader::AlwaysTrue | Reader::Legacy(_) => true,
+            Reader::FastLocal(g) => g.may_match_hash(&self.data, hash),
+        }
+    }
+
+    /// Batch query in RocksDB's MultiGet style: hash all keys and prefetch
+    /// their cache lines first, then probe, so memory latency overlaps.
+    /// `results[i]` answers `keys[i]`.
+    ///
+    /// # Panics
+    /// If `results` is shorter than the number of keys.
+    pub fn may_match_batch<K: AsRef<[u8]>>(&self, keys: &[K], results: &mut [bool]) {
+        assert!(results.len() >= keys.len(), "results shorter than keys");
+        self.may_match_indexed(keys.len(), |i| keys[i].as_ref(), results);
+    }
+
+    /// Batch query over keys given by index (no intermediate allocation;
+    /// used by the C ABI's pointer-array and packed-buffer forms).
+    pub fn may_match_indexed<'k>(
+        &self,
+        n: usize,
+        key: impl Fn(usize) -> &'k [u8],
+        results: &mut [bool],
+    ) {
+        let data: &[u8] = &self.data;
+        match self.reader {
+            Reader::AlwaysFalse => results[..n].fill(false),
+            Reader::AlwaysTrue => results[..n].fill(true),
+            Reader::FastLocal(g) => {
+                let mut hashes = [0u64; BATCH];
+                let mut offs = [0usize; BATCH];
+                for start in (0..n).step_by(BATCH) {
+                    let m = BATCH.min(n - start);
+                    for j in 0..m {
+                        hashes[j] = hash64(key(start + j));
+                        offs[j] = g.prepare(data, hashes[j]);
+                    }
+                    for j in 0..m {
+                        results[start + j] = g.query_prepared(data, offs[j], hashes[j]);
+                    }
+                }
+            }
+            Reader::Legacy(g) => {
+                let mut hashes = [0u32; BATCH];
+                let mut offs = [0usize; BATCH];
+                for start in (0..n).step_by(BATCH) {
+                    let m = BATCH.min(n - start);
+                    for j in 0..m {
+                        hashes[j] = bloom_hash(key(start + j));
+                        offs[j] = g.prepare(data, hashes[j]);
+                    }
+                    for j in 0..m {
+                        results[start + j] = g.query_prepared(data, offs[j], hashes[j]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Decodes and validates a block's trailer.
+fn parse(block: &[u8]) -> Result<Reader> {
+    let total = block.len();
+    if total <= METADATA_LEN {
+        // Empty or too short: RocksDB treats it as zero keys added.
+        return Ok(Reader::AlwaysFalse);
+    }
+    if total > u32::MAX as usize {
+        return Err(Error::corruption(format!(
+            "filter block of {total} bytes exceeds the 4 GiB RocksDB can address (it stores lengths in 32 bits)"
+        )));
+    }
+    let len = total - METADATA_LEN;
+    let t = &block[len..];
+    match t[0] as i8 {
+        -1 => parse_fast_local(len, t),
+        -2 => Err(Error::not_supported("Ribbon filter blocks (trailer marker -2) are not supported yet")),
+        probes @ 1..=127 => {
+            let num_lines = u32::from_le_bytes([t[1], t[2], t[3], t[4]]);
+            LegacyGeometry::parse(len, probes as u32, num_lines)
+                .map(Reader::Legacy)
+                .map_err(|e| Error::corruption(format!("{e} (trailer at offset {len})")))
+        }
+        // 0 probes, or a marker reserved for future implementations: RocksDB
+        // answers "may match" to everything, which is always safe.
+        _ => Ok(Reader::AlwaysTrue),
+    }
+}
+
+/// The "newer Bloom" trailer: `[-1, sub_impl, block_and_probes, 0, 0]`.
+fn parse_fast_local(len: usize, t: &[u8]) -> Result<Reader> {
+    let sub_impl = t[1];
+    let block_and_probes = t[2];
+    let log2_block_bytes = ((block_and_probes >> 5) & 7) + 6;
+    let num_probes = (block_and_probes & 31) as u32;
+    let reserved = u16::from_le_bytes([t[3], t[4]]);
+    // Everything RocksDB reserves for the future reads as "always true".
+    if !(1..=30).contains(&num_probes) || reserved != 0 || sub_impl != 0 || log2_block_bytes != 6
+    {
+        return Ok(Reader::AlwaysTrue);
+    }
+    if len < 64 {
+        // RocksDB would index a whole 64-byte line past the end of the block.
+        return Err(Error::corruption(format!(
+            "FastLocalBloom bit array is {len} bytes, expected at least one 64-byte cache line (trailer at offset {len})"
+        )));
+    }
+    Ok(Reader::FastLocal(FastLocalGeometry { len: len as u32, num_probes }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_blocks_are_always_false() {
+        for n in 0..=5 {
+            let f = Filter::new(&[0xffu8; 5][..n]).unwrap();
+            assert_eq!(f.kind(), Kind::AlwaysFalse);
+            assert!(!f.may_match(b"x"));
+        }
+    }
+
+    #[test]
+    fn reserved_markers_are_always_true() {
+        let mut b = vec![0u8; 69];
+        for marker in [0u8, 0x80, 0xfd, 0xfe - 1] {
+            b[64] = marker;
+            let f = Filter::new(&b).unwrap();
+            assert_eq!(f.kind(), Kind::AlwaysTrue, "marker {marker:#x}");
+            assert!(f.may_match(b"x"));
+        }
+        // FastLocalBloom with reserved fields set
+        for t in [[0xff, 1, 6, 0, 0], [0xff, 0, 0x26, 0, 0], [0xff, 0, 31, 0, 0], [0xff, 0, 6, 1, 0]] {
+            b[64..].copy_from_slice(&t);
+            assert_eq!(Filter::new(&b).unwrap().kind(), Kind::AlwaysTrue, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn fast_local_shorter_than_a_line_is_corruption() {
+        let mut b = vec![0u8; 40];
+        b[35..].copy_from_slice(&[0xff, 0, 6, 0, 0]);
+        let e = Filter::new(&b).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Corruption);
+        assert!(e.message().contains("35 bytes"), "{e}");
+    }
+}

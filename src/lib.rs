@@ -1,0 +1,48 @@
+//! # rocksfilter
+//!
+//! RocksDB's filter blocks without RocksDB: build, serialize, load and query
+//! FastLocalBloom (format_version >= 5), Standard128Ribbon and legacy Bloom
+//! (format_version < 5) blocks, byte for byte as RocksDB writes them.
+//!
+//! ```
+//! use rocksfilter::{Filter, FilterBuilder, Policy};
+//!
+//! let mut builder = FilterBuilder::new(Policy::Bloom, 10.0)?;
+//! for key in [&b"apple"[..], b"banana", b"cherry"] {
+//!     builder.add_key(key);
+//! }
+//! let block: Vec<u8> = builder.finish()?; // what RocksDB writes for these keys
+//! let filter = Filter::new(&block)?;
+//! assert!(filter.may_match(b"banana"));
+//! # Ok::<(), rocksfilter::Error>(())
+//! ```
+//!
+//! The C ABI (`include/rocksfilter.h`) is a thin layer over this API.
+
+mod bloom;
+mod builder;
+mod error;
+pub mod ffi;
+mod filter;
+mod hash;
+mod policy;
+
+pub use bloom::{cache_local_fp_rate, choose_num_probes, standard_fp_rate};
+pub use builder::FilterBuilder;
+pub use error::{Error, ErrorKind, Result};
+pub use filter::{Filter, FilterInfo, Kind};
+pub use hash::{bloom_hash, hash64};
+pub use policy::{BitsPerKey, Policy};
+
+/// This library's version (the crate version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[cfg(test)]
+mod send_sync {
+    fn assert_send_sync<T: Send + Sync>() {}
+    #[test]
+    fn filter_and_builder_are_thread_safe_values() {
+        assert_send_sync::<crate::Filter<'static>>();
+        assert_send_sync::<crate::FilterBuilder>();
+    }
+}

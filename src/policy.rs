@@ -1,0 +1,107 @@
+//! RocksDB's filter policy rules (`BloomLikeFilterPolicy` in
+//! `table/block_based/filter_policy.cc`): how a `bits_per_key` double is
+//! sanitised, and the derived settings each filter format uses.
+
+use crate::bloom::{cache_local_fp_rate, choose_num_probes};
+use crate::error::{Error, Result};
+
+/// Which filter to build, as RocksDB's policies name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// `NewBloomFilterPolicy(bpk)` at format_version >= 5: FastLocalBloom.
+    Bloom,
+    /// `NewRibbonFilterPolicy(bpk, -1)`: Standard128Ribbon at the FP rate of a
+    /// Bloom filter with `bpk` bits/key, with RocksDB's Bloom fallbacks.
+    Ribbon,
+    /// `NewBloomFilterPolicy(bpk)` at format_version < 5: the legacy filter.
+    LegacyBloom,
+}
+
+/// A sanitised bits/key setting, exactly as RocksDB derives it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BitsPerKey {
+    bits: f64,
+    millibits: u32,
+}
+
+impl BitsPerKey {
+    /// RocksDB's sanitising: below 0.5 RocksDB writes no filter at all, which
+    /// a builder cannot express, so it is an error here (as is NaN, which
+    /// RocksDB would silently treat as 100); below 1 becomes 1; 100 and above
+    /// (including +infinity) becomes 100. The millibit value is rounded with
+    /// RocksDB's nudge (`bpk * 1000 + 0.500001`), so 7.4999 is 7500 millibits.
+    pub fn new(bits_per_key: f64) -> Result<Self> {
+        if bits_per_key.is_nan() {
+            return Err(Error::invalid("bits_per_key is NaN"));
+        }
+        if bits_per_key < 0.5 {
+            return Err(Error::invalid(format!(
+                "bits_per_key {bits_per_key} is below 0.5, where RocksDB writes no filter at all"
+            )));
+        }
+        let bits = if bits_per_key < 1.0 {
+            1.0
+        } else if !(bits_per_key < 100.0) {
+            100.0
+        } else {
+            bits_per_key
+        };
+        let millibits = (bits * 1000.0 + 0.500001) as u32;
+        Ok(BitsPerKey { bits, millibits })
+    }
+
+    /// The sanitised value (1.0 ..= 100.0).
+    pub fn bits(&self) -> f64 {
+        self.bits
+    }
+
+    /// Thousandths of a bit per key: what FastLocalBloom sizes with.
+    pub fn millibits(&self) -> u32 {
+        self.millibits
+    }
+
+    /// Whole bits per key for the legacy filter: a rounding up of the nudged
+    /// millibits (RocksDB's `whole_bits_per_key_`), so 7.4999 gives 8.
+    pub fn whole_bits(&self) -> u32 {
+        (self.millibits + 500) / 1000
+    }
+
+    /// 1 / FP rate that Ribbon targets: the cache-local Bloom FP rate at this
+    /// bits/key and its probe count, so Ribbon matches Bloom's accuracy in
+    /// about 30% less space.
+    pub fn desired_one_in_fp_rate(&self) -> f64 {
+        1.0 / cache_local_fp_rate(self.bits, choose_num_probes(self.millibits), 512)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitising_follows_rocksdb() {
+        assert!(BitsPerKey::new(0.49).is_err());
+        assert!(BitsPerKey::new(f64::NAN).is_err());
+        assert!(BitsPerKey::new(f64::NEG_INFINITY).is_err());
+        assert_eq!(BitsPerKey::new(0.5).unwrap().millibits(), 1000);
+        assert_eq!(BitsPerKey::new(0.7).unwrap().millibits(), 1000);
+        assert_eq!(BitsPerKey::new(9.9).unwrap().millibits(), 9900);
+        assert_eq!(BitsPerKey::new(23.45).unwrap().millibits(), 23450);
+        assert_eq!(BitsPerKey::new(99.99).unwrap().millibits(), 99990);
+        assert_eq!(BitsPerKey::new(150.0).unwrap().millibits(), 100000);
+        assert_eq!(BitsPerKey::new(f64::INFINITY).unwrap().millibits(), 100000);
+        assert_eq!(BitsPerKey::new(7.4999).unwrap().millibits(), 7500);
+        assert_eq!(BitsPerKey::new(7.4999).unwrap().whole_bits(), 8);
+        assert_eq!(BitsPerKey::new(7.4994).unwrap().whole_bits(), 7);
+    }
+
+    #[test]
+    fn ribbon_target_is_bloom_fp_rate() {
+        // 10 bits/key, 6 probes: a standard Bloom filter would give 0.84%;
+        // confining probes to a cache line costs a little more.
+        let fp = 1.0 / BitsPerKey::new(10.0).unwrap().desired_one_in_fp_rate();
+        let standard = crate::bloom::standard_fp_rate(10.0, 6);
+        assert!((0.0084..0.0085).contains(&standard), "{standard}");
+        assert!(fp > standard && fp < 0.0100, "{fp}");
+    }
+}
