@@ -1,1 +1,247 @@
-fn main() {}
+//! `rocksfilter`: build, inspect and query RocksDB filter blocks from the
+//! command line, and `rocksfilter demo` to see the library at work.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use rocksfilter::{Filter, FilterBuilder, Policy};
+
+#[derive(Parser)]
+#[command(name = "rocksfilter", version, about = "RocksDB filter blocks (Bloom, Ribbon, legacy Bloom) without RocksDB")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PolicyArg {
+    /// FastLocalBloom (RocksDB format_version >= 5)
+    Bloom,
+    /// Standard128Ribbon with RocksDB's Bloom fallbacks
+    Ribbon,
+    /// Legacy Bloom (format_version < 5)
+    Legacy,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(p: PolicyArg) -> Policy {
+        match p {
+            PolicyArg::Bloom => Policy::Bloom,
+            PolicyArg::Ribbon => Policy::Ribbon,
+            PolicyArg::Legacy => Policy::LegacyBloom,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build filters over generated keys and report size, FP rate and speed.
+    Demo {
+        /// Number of keys to add (and of absent keys to query).
+        #[arg(long, default_value_t = 1_000_000)]
+        keys: usize,
+        /// Bloom bits per key (Ribbon targets the same FP rate).
+        #[arg(long, default_value_t = 10.0)]
+        bits_per_key: f64,
+    },
+    /// Build a filter block from a file of keys (one per line).
+    Build {
+        #[arg(long, value_enum, default_value = "bloom")]
+        policy: PolicyArg,
+        #[arg(long, default_value_t = 10.0)]
+        bits_per_key: f64,
+        /// File with one key per line ("-" for standard input).
+        #[arg(long)]
+        keys: PathBuf,
+        /// Keys are hex-encoded (for binary keys).
+        #[arg(long)]
+        hex: bool,
+        /// Where to write the filter block.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Ask a filter block whether keys may be present (exit 0; prints per key).
+    Query {
+        /// A filter block file.
+        filter: PathBuf,
+        /// Keys to query.
+        keys: Vec<String>,
+        /// Keys are hex-encoded.
+        #[arg(long)]
+        hex: bool,
+    },
+    /// Print the kind and geometry of a filter block.
+    Info {
+        filter: PathBuf,
+        /// Report RocksDB's FP-rate estimate for this many keys.
+        #[arg(long)]
+        keys: Option<usize>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo { keys, bits_per_key } => demo(keys, bits_per_key),
+        Command::Build { policy, bits_per_key, keys, hex, output } => build(policy.into(), bits_per_key, &keys, hex, &output),
+        Command::Query { filter, keys, hex } => query(&filter, &keys, hex),
+        Command::Info { filter, keys } => info(&filter, keys),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("rocksfilter: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    if path == Path::new("-") {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v).map_err(|e| format!("reading standard input: {e}"))?;
+        return Ok(v);
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn decode_hex(s: &str, what: &str) -> Result<Vec<u8>, String> {
+    let s = s.trim();
+    if s.len() % 2 != 0 {
+        return Err(format!("{what}: odd number of hex digits"));
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| format!("{what}: invalid hex at column {}", i + 1)))
+        .collect()
+}
+
+fn build(policy: Policy, bits_per_key: f64, keys: &Path, hex: bool, output: &Path) -> Result<(), String> {
+    let mut b = FilterBuilder::new(policy, bits_per_key).map_err(|e| e.to_string())?;
+    let text = read(keys)?;
+    let mut lines = text.split(|&c| c == b'\n').peekable();
+    let mut line_no = 0;
+    while let Some(line) = lines.next() {
+        line_no += 1;
+        if lines.peek().is_none() && line.is_empty() {
+            break; // trailing newline
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if hex {
+            let s = std::str::from_utf8(line).map_err(|_| format!("{}:{line_no}: not hex text", keys.display()))?;
+            b.add_key(&decode_hex(s, &format!("{}:{line_no}", keys.display()))?);
+        } else {
+            b.add_key(line);
+        }
+    }
+    let n = b.num_entries();
+    let block = b.finish().map_err(|e| e.to_string())?;
+    std::fs::write(output, &block).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    println!("wrote {} bytes ({} entries) to {}", block.len(), n, output.display());
+    Ok(())
+}
+
+fn load(path: &Path) -> Result<Filter<'static>, String> {
+    Filter::from_vec(read(path)?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn query(path: &Path, keys: &[String], hex: bool) -> Result<(), String> {
+    let f = load(path)?;
+    for k in keys {
+        let bytes = if hex { decode_hex(k, k)? } else { k.as_bytes().to_vec() };
+        println!("{k}\t{}", if f.may_match(&bytes) { "may match" } else { "absent" });
+    }
+    Ok(())
+}
+
+fn info(path: &Path, keys: Option<usize>) -> Result<(), String> {
+    let f = load(path)?;
+    let i = f.info();
+    println!("file:        {}", path.display());
+    println!("kind:        {}", i.kind.name());
+    println!("bytes:       {}", i.bytes);
+    if i.num_probes > 0 {
+        println!("num_probes:  {}", i.num_probes);
+        println!("line bytes:  {}", i.line_bytes);
+    }
+    if i.num_lines > 0 {
+        println!("num_lines:   {}", i.num_lines);
+    }
+    if let Some(n) = keys {
+        println!("bits/key:    {:.3} (for {n} keys)", 8.0 * i.bytes as f64 / n.max(1) as f64);
+        println!("est. FP:     {:.4}% (RocksDB's estimate for {n} keys)", 100.0 * f.estimated_fp_rate(n));
+    }
+    Ok(())
+}
+
+/// Deterministic keys: `prefix` + 16 hex digits of a counter mixed by a
+/// 64-bit permutation, so present and absent sets never overlap.
+fn demo_key(prefix: u8, i: u64) -> [u8; 20] {
+    let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 31;
+    let mut k = [0u8; 20];
+    k[0] = prefix;
+    k[1..4].copy_from_slice(b"key");
+    for (j, b) in k[4..].iter_mut().enumerate() {
+        *b = b"0123456789abcdef"[((x >> (60 - 4 * j)) & 15) as usize];
+    }
+    k
+}
+
+fn demo(n: usize, bits_per_key: f64) -> Result<(), String> {
+    println!("rocksfilter {} demo: {n} keys of 20 bytes, {bits_per_key} bits/key", rocksfilter::VERSION);
+    let present: Vec<[u8; 20]> = (0..n as u64).map(|i| demo_key(b'p', i)).collect();
+    let absent: Vec<[u8; 20]> = (0..n as u64).map(|i| demo_key(b'a', i)).collect();
+    println!(
+        "{:<18} {:>12} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>9}",
+        "filter", "bytes", "bits/key", "probes", "FP rate", "RocksDB", "build", "query", "batch"
+    );
+    println!(
+        "{:<18} {:>12} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>9}",
+        "", "", "", "", "measured", "estimate", "ns/key", "ns/key", "ns/key"
+    );
+    for policy in [Policy::Bloom, Policy::Ribbon, Policy::LegacyBloom] {
+        let mut b = match FilterBuilder::new(policy, bits_per_key) {
+            Ok(b) => b,
+            Err(e) => {
+                println!("{:<18} {e}", format!("{policy:?}"));
+                continue;
+            }
+        };
+        let t = Instant::now();
+        for k in &present {
+            b.add_key(k);
+        }
+        let block = b.finish().map_err(|e| e.to_string())?;
+        let build_ns = t.elapsed().as_nanos() as f64 / n as f64;
+        let f = Filter::new(&block).map_err(|e| e.to_string())?;
+        let missing = present.iter().filter(|k| !f.may_match(&k[..])).count();
+        if missing != 0 {
+            return Err(format!("{policy:?}: {missing} added keys answered absent (bug)"));
+        }
+        let t = Instant::now();
+        let fp = absent.iter().filter(|k| f.may_match(&k[..])).count();
+        let query_ns = t.elapsed().as_nanos() as f64 / n as f64;
+        let mut results = vec![false; n];
+        let t = Instant::now();
+        f.may_match_batch(&absent, &mut results);
+        let batch_ns = t.elapsed().as_nanos() as f64 / n as f64;
+        let i = f.info();
+        println!(
+            "{:<18} {:>12} {:>9.2} {:>7} {:>9.4}% {:>9.4}% {:>9.1} {:>9.1} {:>9.1}",
+            i.kind.name(),
+            block.len(),
+            8.0 * block.len() as f64 / n as f64,
+            if i.num_probes > 0 { i.num_probes.to_string() } else { "-".into() },
+            100.0 * fp as f64 / n as f64,
+            100.0 * f.estimated_fp_rate(n),
+            build_ns,
+            query_ns,
+            batch_ns
+        );
+    }
+    println!("every added key answered \"may match\"; FP rate measured on {n} absent keys");
+    Ok(())
+}
