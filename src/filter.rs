@@ -18,7 +18,8 @@
 //! RocksDB trusts these bytes. We validate the geometry once, at load, so
 //! that queries are infallible and can never index outside the block.
 
-use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::Arc;
 
 use crate::bloom::fast_local::{FastLocalGeometry, METADATA_LEN};
 use crate::bloom::legacy::LegacyGeometry;
@@ -71,11 +72,37 @@ pub struct FilterInfo {
     pub line_bytes: u32,
 }
 
+/// Where a filter's bytes live. `Shared` lets filters inside a memory-mapped
+/// SST file keep the mapping alive without copying their bytes.
+#[derive(Clone)]
+enum Bytes<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Box<[u8]>),
+    Shared(Arc<dyn AsRef<[u8]> + Send + Sync>, Range<usize>),
+}
+
+impl Bytes<'_> {
+    #[inline(always)]
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(b) => b,
+            Bytes::Owned(b) => b,
+            Bytes::Shared(b, r) => &(**b).as_ref()[r.clone()],
+        }
+    }
+}
+
+impl std::fmt::Debug for Bytes<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes", self.as_slice().len())
+    }
+}
+
 /// A loaded, validated filter block. Immutable, `Send + Sync`: query it from
 /// as many threads as you like.
 #[derive(Clone, Debug)]
 pub struct Filter<'a> {
-    data: Cow<'a, [u8]>,
+    data: Bytes<'a>,
     reader: Reader,
 }
 
@@ -87,23 +114,36 @@ impl<'a> Filter<'a> {
     /// Loads a block without copying it.
     pub fn new(block: &'a [u8]) -> Result<Filter<'a>> {
         let reader = parse(block)?;
-        Ok(Filter { data: Cow::Borrowed(block), reader })
+        Ok(Filter { data: Bytes::Borrowed(block), reader })
     }
 
     /// Loads a block, taking ownership of its bytes.
     pub fn from_vec(block: Vec<u8>) -> Result<Filter<'static>> {
         let reader = parse(&block)?;
-        Ok(Filter { data: Cow::Owned(block), reader })
+        Ok(Filter { data: Bytes::Owned(block.into_boxed_slice()), reader })
+    }
+
+    /// Loads the block at `range` of a shared buffer (e.g. a memory-mapped
+    /// file) without copying; the filter keeps the buffer alive.
+    pub(crate) fn from_shared(buf: Arc<dyn AsRef<[u8]> + Send + Sync>, range: Range<usize>) -> Result<Filter<'static>> {
+        let reader = parse(&(*buf).as_ref()[range.clone()])?;
+        Ok(Filter { data: Bytes::Shared(buf, range), reader })
     }
 
     /// A copy that owns its bytes.
     pub fn into_owned(self) -> Filter<'static> {
-        Filter { data: Cow::Owned(self.data.into_owned()), reader: self.reader }
+        let data = match self.data {
+            Bytes::Borrowed(b) => Bytes::Owned(b.into()),
+            Bytes::Owned(b) => Bytes::Owned(b),
+            Bytes::Shared(b, r) => Bytes::Shared(b, r),
+        };
+        Filter { data, reader: self.reader }
     }
 
     /// The whole block, trailer included.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.data
+        self.data.as_slice()
     }
 
     pub fn kind(&self) -> Kind {
@@ -118,7 +158,7 @@ impl<'a> Filter<'a> {
     pub fn info(&self) -> FilterInfo {
         let mut info = FilterInfo {
             kind: self.kind(),
-            bytes: self.data.len(),
+            bytes: self.as_bytes().len(),
             num_probes: 0,
             num_lines: 0,
             line_bytes: 0,
@@ -144,10 +184,10 @@ impl<'a> Filter<'a> {
             Reader::AlwaysFalse => 0.0,
             Reader::AlwaysTrue => 1.0,
             Reader::FastLocal(g) => {
-                crate::bloom::fast_local::estimated_fp_rate(num_keys, self.data.len(), g.num_probes)
+                crate::bloom::fast_local::estimated_fp_rate(num_keys, self.as_bytes().len(), g.num_probes)
             }
             Reader::Legacy(g) => {
-                crate::bloom::legacy::estimated_fp_rate(num_keys, self.data.len(), g.num_probes)
+                crate::bloom::legacy::estimated_fp_rate(num_keys, self.as_bytes().len(), g.num_probes)
             }
         }
     }
@@ -159,8 +199,8 @@ impl<'a> Filter<'a> {
         match self.reader {
             Reader::AlwaysFalse => false,
             Reader::AlwaysTrue => true,
-            Reader::FastLocal(g) => g.may_match_hash(&self.data, hash64(key)),
-            Reader::Legacy(g) => g.may_match_hash(&self.data, bloom_hash(key)),
+            Reader::FastLocal(g) => g.may_match_hash(self.as_bytes(), hash64(key)),
+            Reader::Legacy(g) => g.may_match_hash(self.as_bytes(), bloom_hash(key)),
         }
     }
 
@@ -173,7 +213,7 @@ impl<'a> Filter<'a> {
         match self.reader {
             Reader::AlwaysFalse => false,
             Reader::AlwaysTrue | Reader::Legacy(_) => true,
-            Reader::FastLocal(g) => g.may_match_hash(&self.data, hash),
+            Reader::FastLocal(g) => g.may_match_hash(self.as_bytes(), hash),
         }
     }
 
@@ -196,7 +236,7 @@ impl<'a> Filter<'a> {
         key: impl Fn(usize) -> &'k [u8],
         results: &mut [bool],
     ) {
-        let data: &[u8] = &self.data;
+        let data: &[u8] = self.as_bytes();
         match self.reader {
             Reader::AlwaysFalse => results[..n].fill(false),
             Reader::AlwaysTrue => results[..n].fill(true),

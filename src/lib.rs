@@ -26,6 +26,7 @@ pub mod ffi;
 mod filter;
 mod hash;
 mod policy;
+pub mod sst;
 
 pub use bloom::{cache_local_fp_rate, choose_num_probes, standard_fp_rate};
 pub use builder::FilterBuilder;
@@ -33,6 +34,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use filter::{Filter, FilterInfo, Kind};
 pub use hash::{bloom_hash, hash64};
 pub use policy::{BitsPerKey, Policy};
+pub use sst::{Sst, SstFilter, SstOptions};
 
 /// This library's version (the crate version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -8,6 +8,8 @@ use std::time::Instant;
 use clap::{Parser, Subcommand, ValueEnum};
 use rocksfilter::{Filter, FilterBuilder, Policy};
 
+mod inspect;
+
 #[derive(Parser)]
 #[command(name = "rocksfilter", version, about = "RocksDB filter blocks (Bloom, Ribbon, legacy Bloom) without RocksDB")]
 struct Cli {
@@ -62,15 +64,25 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Ask a filter block whether keys may be present (exit 0; prints per key).
+    /// Ask a filter block or an SST file whether keys may be present.
     Query {
-        /// A filter block file.
+        /// A filter block file, or a RocksDB SST file.
         filter: PathBuf,
         /// Keys to query.
         keys: Vec<String>,
         /// Keys are hex-encoded.
         #[arg(long)]
         hex: bool,
+    },
+    /// Report an SST file: format, checksum, filter kind and geometry, properties.
+    Inspect {
+        sst: PathBuf,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// Skip checksum verification.
+        #[arg(long)]
+        no_verify: bool,
     },
     /// Print the kind and geometry of a filter block.
     Info {
@@ -88,6 +100,7 @@ fn main() -> ExitCode {
         Command::Build { policy, bits_per_key, keys, hex, output } => build(policy.into(), bits_per_key, &keys, hex, &output),
         Command::Query { filter, keys, hex } => query(&filter, &keys, hex),
         Command::Info { filter, keys } => info(&filter, keys),
+        Command::Inspect { sst, json, no_verify } => inspect::inspect(&sst, json, !no_verify),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -148,10 +161,16 @@ fn load(path: &Path) -> Result<Filter<'static>, String> {
 }
 
 fn query(path: &Path, keys: &[String], hex: bool) -> Result<(), String> {
-    let f = load(path)?;
+    let answer: Box<dyn Fn(&[u8]) -> bool> = if inspect::looks_like_sst(path) {
+        let sst = rocksfilter::Sst::open(path).map_err(|e| e.to_string())?;
+        Box::new(move |k| sst.may_match(k))
+    } else {
+        let f = load(path)?;
+        Box::new(move |k| f.may_match(k))
+    };
     for k in keys {
         let bytes = if hex { decode_hex(k, k)? } else { k.as_bytes().to_vec() };
-        println!("{k}\t{}", if f.may_match(&bytes) { "may match" } else { "absent" });
+        println!("{k}\t{}", if answer(&bytes) { "may match" } else { "absent" });
     }
     Ok(())
 }

@@ -1,0 +1,194 @@
+//! `rocksfilter inspect FILE.sst`: a readable (or JSON) report of an SST
+//! file's format and filter.
+
+use std::fmt::Write as _;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use rocksfilter::sst::PrefixExtractor;
+use rocksfilter::{Filter, FilterInfo, Sst, SstFilter, SstOptions};
+
+/// True when the file ends with the block-based table magic number.
+pub fn looks_like_sst(path: &Path) -> bool {
+    let Ok(mut f) = std::fs::File::open(path) else { return false };
+    let mut magic = [0u8; 8];
+    f.seek(SeekFrom::End(-8)).is_ok()
+        && f.read_exact(&mut magic).is_ok()
+        && u64::from_le_bytes(magic) == rocksfilter::sst::BLOCK_BASED_MAGIC
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn printable(v: &[u8]) -> String {
+    match std::str::from_utf8(v) {
+        Ok(s) if s.chars().all(|c| !c.is_control()) => s.to_string(),
+        _ => v.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(""),
+    }
+}
+
+struct Geometry {
+    kind: &'static str,
+    bytes: u64,
+    probes: u32,
+    partitions: usize,
+    est_fp: Option<f64>,
+}
+
+fn geometry(filters: &[Filter<'_>], keys: Option<u64>) -> Geometry {
+    let infos: Vec<FilterInfo> = filters.iter().map(|f| f.info()).collect();
+    let bytes: u64 = infos.iter().map(|i| i.bytes as u64).sum();
+    let est_fp = keys.filter(|&k| k > 0).map(|k| {
+        // Keys spread over partitions in proportion to their bytes.
+        filters
+            .iter()
+            .zip(&infos)
+            .map(|(f, i)| {
+                let share = i.bytes as f64 / bytes.max(1) as f64;
+                share * f.estimated_fp_rate(((k as f64) * share).round().max(1.0) as usize)
+            })
+            .sum()
+    });
+    Geometry {
+        kind: infos.first().map_or("none", |i| i.kind.name()),
+        bytes,
+        probes: infos.first().map_or(0, |i| i.num_probes),
+        partitions: filters.len(),
+        est_fp,
+    }
+}
+
+pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
+    let sst = Sst::open_with(path, SstOptions { verify_checksums: verify }).map_err(|e| e.to_string())?;
+    let p = sst.properties();
+    let keys = p.num_filter_entries.or(p.num_entries);
+    let (filter_desc, geom) = match sst.filter() {
+        SstFilter::None => ("none".to_string(), None),
+        SstFilter::Unsupported(why) => (format!("unsupported: {why}"), None),
+        SstFilter::Full(f) => ("full".to_string(), Some(geometry(std::slice::from_ref(f), keys))),
+        SstFilter::Partitioned(parts) => ("partitioned".to_string(), Some(geometry(parts.filters(), keys))),
+    };
+    let prefix = match sst.prefix_extractor() {
+        Some(PrefixExtractor::Fixed(n)) => format!("fixed {n}"),
+        Some(PrefixExtractor::Capped(n)) => format!("capped {n}"),
+        None => p.prefix_extractor_name.clone().unwrap_or_else(|| "none".into()),
+    };
+    let bits_per_key = geom.as_ref().and_then(|g| keys.filter(|&k| k > 0).map(|k| 8.0 * g.bytes as f64 / k as f64));
+    if json {
+        let mut o = String::from("{");
+        let _ = write!(o, "\"file\":{},", json_str(&path.display().to_string()));
+        let _ = write!(o, "\"format_version\":{},", sst.format_version());
+        let _ = write!(o, "\"checksum\":{},", json_str(sst.checksum_type().name()));
+        let _ = write!(o, "\"checksums_verified\":{verify},");
+        let _ = write!(o, "\"filter\":{},", json_str(&filter_desc));
+        let _ = write!(o, "\"filter_block\":{},", sst.filter_block_name().map_or("null".into(), json_str));
+        if let Some(g) = &geom {
+            let _ = write!(
+                o,
+                "\"filter_kind\":{},\"filter_bytes\":{},\"num_probes\":{},\"partitions\":{},",
+                json_str(g.kind),
+                g.bytes,
+                g.probes,
+                g.partitions
+            );
+            if let Some(fp) = g.est_fp {
+                let _ = write!(o, "\"estimated_fp_rate\":{fp},");
+            }
+        }
+        if let Some(b) = bits_per_key {
+            let _ = write!(o, "\"bits_per_key\":{b},");
+        }
+        let _ = write!(o, "\"whole_key_filtering\":{},", sst.whole_key_filtering());
+        let _ = write!(o, "\"prefix_extractor\":{},", json_str(&prefix));
+        o.push_str("\"properties\":{");
+        let props: Vec<String> = p
+            .raw()
+            .iter()
+            .map(|(k, v)| format!("{}:{}", json_str(k), json_str(&display_property(k, v))))
+            .collect();
+        o.push_str(&props.join(","));
+        o.push_str("}}");
+        println!("{o}");
+        return Ok(());
+    }
+    println!("file:               {}", path.display());
+    println!("format_version:     {}", sst.format_version());
+    println!("checksum:           {}{}", sst.checksum_type().name(), if verify { " (verified)" } else { " (not verified)" });
+    println!("filter:             {filter_desc}");
+    if let Some(name) = sst.filter_block_name() {
+        println!("filter block:       {name}");
+    }
+    if let Some(g) = &geom {
+        println!("filter kind:        {}", g.kind);
+        println!("filter bytes:       {}", g.bytes);
+        if g.probes > 0 {
+            println!("num_probes:         {}", g.probes);
+        }
+        if g.partitions > 1 || matches!(sst.filter(), SstFilter::Partitioned(_)) {
+            println!("partitions:         {}", g.partitions);
+        }
+        if let Some(b) = bits_per_key {
+            println!("bits/key:           {b:.3}");
+        }
+        if let Some(fp) = g.est_fp {
+            println!("estimated FP rate:  {:.4}% (RocksDB's estimate)", 100.0 * fp);
+        }
+    }
+    println!("whole-key filter:   {}", sst.whole_key_filtering());
+    println!("prefix extractor:   {prefix}");
+    println!("properties:");
+    for (k, v) in p.raw() {
+        println!("  {k:<48} {}", display_property(k, v));
+    }
+    Ok(())
+}
+
+/// Numeric properties are varints; show them as numbers.
+fn display_property(name: &str, v: &[u8]) -> String {
+    const STRINGS: [&str; 9] = [
+        "rocksdb.filter.policy",
+        "rocksdb.comparator",
+        "rocksdb.prefix.extractor.name",
+        "rocksdb.compression",
+        "rocksdb.compression_options",
+        "rocksdb.column.family.name",
+        "rocksdb.merge.operator",
+        "rocksdb.property.collectors",
+        "rocksdb.creating.db.identity",
+    ];
+    let numeric = name.starts_with("rocksdb.") && !name.starts_with("rocksdb.block.based.table.") && !STRINGS.contains(&name)
+        && !name.contains("identity") && !name.contains("seqno.time.map");
+    if numeric {
+        let mut n: u64 = 0;
+        let mut shift = 0;
+        let mut ok = false;
+        for (i, b) in v.iter().enumerate() {
+            if shift >= 64 {
+                break;
+            }
+            n |= ((b & 0x7f) as u64) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                ok = i + 1 == v.len();
+                break;
+            }
+        }
+        if ok {
+            return n.to_string();
+        }
+    }
+    printable(v)
+}

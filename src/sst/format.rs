@@ -1,0 +1,346 @@
+//! The block-based table's physical format (`table/format.cc`,
+//! `table/block_based/reader_common.cc`): varints, block handles, the footer,
+//! block trailers and their checksums.
+//!
+//! Every read is bounds-checked against the file, and every error names the
+//! structure and the file offset it concerns.
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// `kBlockBasedTableMagicNumber`.
+pub const BLOCK_BASED_MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
+/// format_version < 2 block-based tables; RocksDB 11 refuses them too.
+const LEGACY_BLOCK_BASED_MAGIC: u64 = 0xdb47_7524_8b80_fb57;
+const PLAIN_MAGIC: u64 = 0x8242_2296_63bf_9564;
+const LEGACY_PLAIN_MAGIC: u64 = 0x4f34_18eb_7a8f_13b8;
+const CUCKOO_MAGIC: u64 = 0x9267_89d0_c5f1_7873;
+
+/// A block is followed by a 5-byte trailer: compression type, then a 32-bit
+/// checksum of the block *and* the compression byte.
+pub const BLOCK_TRAILER_LEN: usize = 5;
+/// checksum type (1) + 40 bytes of handles or extended fields + format_version (4) + magic (8).
+pub const FOOTER_LEN: usize = 53;
+/// format_version >= 6: the second footer part starts with these bytes,
+/// which read as impossible (zero-size) handles to older readers.
+const EXTENDED_MAGIC: [u8; 4] = [0x3e, 0x00, 0x7a, 0x00];
+
+#[inline]
+pub fn fixed32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+#[inline]
+pub fn fixed64(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Decodes a varint of at most `max_bytes` (5 for 32-bit, 10 for 64-bit) at
+/// `*pos`, advancing it. None when truncated or overlong.
+pub fn varint(b: &[u8], pos: &mut usize, max_bytes: usize) -> Option<u64> {
+    let mut v: u64 = 0;
+    for i in 0..max_bytes {
+        let byte = *b.get(*pos + i)?;
+        v |= ((byte & 0x7f) as u64) << (7 * i);
+        if byte & 0x80 == 0 {
+            *pos += i + 1;
+            return Some(v);
+        }
+    }
+    None
+}
+
+pub fn varint32(b: &[u8], pos: &mut usize) -> Option<u32> {
+    varint(b, pos, 5).and_then(|v| u32::try_from(v).ok())
+}
+
+pub fn varint64(b: &[u8], pos: &mut usize) -> Option<u64> {
+    varint(b, pos, 10)
+}
+
+/// A block's location: offset and size, not counting its trailer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct BlockHandle {
+    pub offset: u64,
+    pub size: u64,
+}
+
+impl BlockHandle {
+    pub fn decode(b: &[u8], pos: &mut usize) -> Option<BlockHandle> {
+        let offset = varint64(b, pos)?;
+        let size = varint64(b, pos)?;
+        Some(BlockHandle { offset, size })
+    }
+}
+
+/// Block checksum types (`ChecksumType` in `include/rocksdb/table.h`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChecksumType {
+    None,
+    Crc32c,
+    XxHash32,
+    XxHash64,
+    Xxh3,
+}
+
+impl ChecksumType {
+    fn from_byte(b: u8) -> Option<Self> {
+        Some(match b {
+            0 => ChecksumType::None,
+            1 => ChecksumType::Crc32c,
+            2 => ChecksumType::XxHash32,
+            3 => ChecksumType::XxHash64,
+            4 => ChecksumType::Xxh3,
+            _ => return None,
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            ChecksumType::None => "none",
+            ChecksumType::Crc32c => "crc32c",
+            ChecksumType::XxHash32 => "xxhash32",
+            ChecksumType::XxHash64 => "xxhash64",
+            ChecksumType::Xxh3 => "xxh3",
+        }
+    }
+
+    /// `ComputeBuiltinChecksum`. CRC32c is stored masked (rotated and offset)
+    /// because CRCs of data that embeds CRCs are weak. XXH3 covers all but
+    /// the last byte, which is then mixed in by a multiply (RocksDB's way to
+    /// append the compression-type byte without a second hash pass).
+    pub fn compute(&self, data: &[u8]) -> u32 {
+        match self {
+            ChecksumType::None => 0,
+            ChecksumType::Crc32c => {
+                let crc = crc32c::crc32c(data);
+                crc.rotate_right(15).wrapping_add(0xa282_ead8)
+            }
+            ChecksumType::XxHash32 => xxhash_rust::xxh32::xxh32(data, 0),
+            ChecksumType::XxHash64 => xxhash_rust::xxh64::xxh64(data, 0) as u32,
+            ChecksumType::Xxh3 => match data.split_last() {
+                None => 0,
+                Some((&last, rest)) => {
+                    (xxhash_rust::xxh3::xxh3_64(rest) as u32) ^ (last as u32).wrapping_mul(0x6b90_83d9)
+                }
+            },
+        }
+    }
+}
+
+/// `ChecksumModifierForContext`: format_version >= 6 adds a value derived
+/// from the file's base context checksum and the block's offset to each
+/// checksum, so a block copied to the wrong place (or from another file)
+/// fails verification. Zero when the feature is off.
+pub fn context_modifier(base_context_checksum: u32, offset: u64) -> u32 {
+    if base_context_checksum == 0 {
+        return 0;
+    }
+    base_context_checksum ^ (offset as u32).wrapping_add((offset >> 32) as u32)
+}
+
+/// The decoded footer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footer {
+    pub format_version: u32,
+    pub checksum: ChecksumType,
+    pub metaindex: BlockHandle,
+    /// None for format_version >= 6 (the index handle is in the metaindex).
+    pub index: Option<BlockHandle>,
+    /// format_version >= 6; 0 otherwise.
+    pub base_context_checksum: u32,
+    /// Where the footer starts in the file.
+    pub offset: u64,
+}
+
+impl Footer {
+    /// Decodes the footer at the end of `file`, as `Footer::DecodeFrom`.
+    pub fn decode(file: &[u8], verify: bool) -> Result<Footer> {
+        let len = file.len();
+        if len < FOOTER_LEN {
+            return Err(Error::corruption(format!(
+                "file is {len} bytes, too short for an SST footer ({FOOTER_LEN} bytes)"
+            )));
+        }
+        let magic = fixed64(file, len - 8);
+        match magic {
+            BLOCK_BASED_MAGIC => {}
+            LEGACY_BLOCK_BASED_MAGIC => {
+                return Err(Error::not_supported(
+                    "block-based table with the legacy magic number (format_version 0 or 1, RocksDB < 4.6); \
+                     only format_version >= 2 is supported",
+                ))
+            }
+            PLAIN_MAGIC | LEGACY_PLAIN_MAGIC => {
+                return Err(Error::not_supported("PlainTable SST files have no filter blocks this library reads"))
+            }
+            CUCKOO_MAGIC => return Err(Error::not_supported("CuckooTable SST files are not supported")),
+            other => {
+                return Err(Error::corruption(format!(
+                    "bad magic number at offset {}: expected {BLOCK_BASED_MAGIC:#018x} (block-based table), found {other:#018x}",
+                    len - 8
+                )))
+            }
+        }
+        let offset = (len - FOOTER_LEN) as u64;
+        let f = &file[len - FOOTER_LEN..];
+        let format_version = fixed32(f, FOOTER_LEN - 12);
+        if !(2..=7).contains(&format_version) {
+            let kind = if format_version > 7 { ErrorKind::NotSupported } else { ErrorKind::Corruption };
+            return Err(Error::new(
+                kind,
+                format!(
+                    "footer at offset {offset}: format_version {format_version} (supported: 2 to 7)"
+                ),
+            ));
+        }
+        let checksum = ChecksumType::from_byte(f[0]).ok_or_else(|| {
+            Error::corruption(format!("footer at offset {offset}: unknown checksum type {}", f[0]))
+        })?;
+        if format_version >= 6 {
+            if f[1..5] != EXTENDED_MAGIC {
+                return Err(Error::corruption(format!(
+                    "footer at offset {offset}: bad extended magic {:02x?}, expected {EXTENDED_MAGIC:02x?}",
+                    &f[1..5]
+                )));
+            }
+            let stored = fixed32(f, 5);
+            let base_context_checksum = fixed32(f, 9);
+            if base_context_checksum == 0 {
+                return Err(Error::corruption(format!(
+                    "footer at offset {offset}: base context checksum is 0 (invalid for format_version {format_version})"
+                )));
+            }
+            if verify && checksum != ChecksumType::None {
+                let mut copy = [0u8; FOOTER_LEN];
+                copy.copy_from_slice(f);
+                copy[5..9].fill(0);
+                let computed = checksum
+                    .compute(&copy)
+                    .wrapping_add(context_modifier(base_context_checksum, offset));
+                if computed != stored {
+                    return Err(Error::corruption(format!(
+                        "footer at offset {offset}: {} checksum mismatch: stored {stored:#010x}, computed {computed:#010x}",
+                        checksum.name()
+                    )));
+                }
+            }
+            let metaindex_size = fixed32(f, 13) as u64;
+            if fixed64(f, 33) != 0 {
+                return Err(Error::not_supported(format!(
+                    "footer at offset {offset}: reserved field set (a future RocksDB feature)"
+                )));
+            }
+            // The metaindex block (and its trailer) sits right before the footer.
+            let end = offset.checked_sub(BLOCK_TRAILER_LEN as u64 + metaindex_size).ok_or_else(|| {
+                Error::corruption(format!(
+                    "footer at offset {offset}: metaindex size {metaindex_size} does not fit before the footer"
+                ))
+            })?;
+            Ok(Footer {
+                format_version,
+                checksum,
+                metaindex: BlockHandle { offset: end, size: metaindex_size },
+                index: None,
+                base_context_checksum,
+                offset,
+            })
+        } else {
+            let mut pos = 1;
+            let bad = || Error::corruption(format!("footer at offset {offset}: malformed block handle"));
+            let metaindex = BlockHandle::decode(f, &mut pos).ok_or_else(bad)?;
+            let index = BlockHandle::decode(f, &mut pos).ok_or_else(bad)?;
+            if pos > 41 {
+                return Err(bad());
+            }
+            Ok(Footer { format_version, checksum, metaindex, index: Some(index), base_context_checksum: 0, offset })
+        }
+    }
+}
+
+/// Reads the block at `handle` (checking its trailer's checksum when
+/// `verify`), returning its contents without the trailer. Compressed blocks
+/// are refused: RocksDB writes metaindex, properties and filter blocks
+/// uncompressed.
+pub fn read_block<'f>(file: &'f [u8], footer: &Footer, handle: BlockHandle, what: &str, verify: bool) -> Result<&'f [u8]> {
+    let limit = footer.offset;
+    let end = handle
+        .offset
+        .checked_add(handle.size)
+        .and_then(|e| e.checked_add(BLOCK_TRAILER_LEN as u64))
+        .filter(|&e| e <= limit)
+        .ok_or_else(|| {
+            Error::corruption(format!(
+                "{what} block at offset {} with size {} (+{BLOCK_TRAILER_LEN}-byte trailer) extends past the end of the data ({limit} bytes before the footer)",
+                handle.offset, handle.size
+            ))
+        })?;
+    let start = handle.offset as usize;
+    let data_end = start + handle.size as usize;
+    let block = &file[start..data_end];
+    let trailer = &file[data_end..end as usize];
+    if verify && footer.checksum != ChecksumType::None {
+        let stored = fixed32(trailer, 1);
+        let computed = footer.checksum.compute(&file[start..data_end + 1]);
+        let unmodified = stored.wrapping_sub(context_modifier(footer.base_context_checksum, handle.offset));
+        if unmodified != computed {
+            return Err(Error::corruption(format!(
+                "{what} block at offset {} (size {}): {} checksum mismatch: stored {unmodified:#010x}, computed {computed:#010x}",
+                handle.offset,
+                handle.size,
+                footer.checksum.name()
+            )));
+        }
+    }
+    match trailer[0] {
+        0 => Ok(block),
+        t => Err(Error::not_supported(format!(
+            "{what} block at offset {} is compressed with {} (type {t}); RocksDB does not compress this kind of block, so the file is unusual or damaged",
+            handle.offset,
+            compression_name(t)
+        ))),
+    }
+}
+
+pub fn compression_name(t: u8) -> &'static str {
+    match t {
+        0 => "none",
+        1 => "snappy",
+        2 => "zlib",
+        3 => "bzip2",
+        4 => "lz4",
+        5 => "lz4hc",
+        6 => "xpress",
+        7 => "zstd",
+        _ => "an unknown compression",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints() {
+        let b = [0x96, 0x01, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x80];
+        let mut p = 0;
+        assert_eq!(varint32(&b, &mut p), Some(150));
+        assert_eq!(varint32(&b, &mut p), Some(u32::MAX));
+        assert_eq!(varint32(&b, &mut p), None); // truncated
+        let mut p = 0;
+        assert_eq!(varint32(&[0xff, 0xff, 0xff, 0xff, 0x1f], &mut p), None); // > u32
+    }
+
+    #[test]
+    fn crc32c_mask_matches_rocksdb() {
+        // crc32c::Mask(crc32c::Value("", 0)) = Mask(0)
+        assert_eq!(ChecksumType::Crc32c.compute(b""), 0xa282_ead8);
+    }
+
+    #[test]
+    fn context_modifier_is_off_without_base() {
+        assert_eq!(context_modifier(0, 12345), 0);
+        assert_eq!(context_modifier(7, 1 << 32), 7 ^ 1);
+    }
+}
