@@ -89,6 +89,48 @@ typedef enum {
 
 
 /**
+ * Flag for rocksfilter_sst_open_opts(): do not verify block checksums.
+ */
+#define ROCKSFILTER_SST_SKIP_CHECKSUMS 1
+
+/**
+ * rocksfilter_sst_filter_type(): the file has no filter.
+ */
+#define ROCKSFILTER_SST_FILTER_NONE 0
+
+/**
+ * rocksfilter_sst_filter_type(): one full filter block.
+ */
+#define ROCKSFILTER_SST_FILTER_FULL 1
+
+/**
+ * rocksfilter_sst_filter_type(): a partitioned filter.
+ */
+#define ROCKSFILTER_SST_FILTER_PARTITIONED 2
+
+/**
+ * rocksfilter_sst_filter_type(): a filter this library cannot read (custom
+ * policy or the obsolete block-based filter); every key may match.
+ */
+#define ROCKSFILTER_SST_FILTER_UNSUPPORTED 3
+
+/**
+ * `kBlockBasedTableMagicNumber`.
+ */
+#define BLOCK_BASED_MAGIC 9863518390377041911ull
+
+/**
+ * A block is followed by a 5-byte trailer: compression type, then a 32-bit
+ * checksum of the block *and* the compression byte.
+ */
+#define BLOCK_TRAILER_LEN 5
+
+/**
+ * checksum type (1) + 40 bytes of handles or extended fields + format_version (4) + magic (8).
+ */
+#define FOOTER_LEN 53
+
+/**
  * A filter builder. Owned by one thread at a time; free with
  * `rocksfilter_builder_free`.
  */
@@ -99,6 +141,12 @@ typedef struct rocksfilter_builder rocksfilter_builder;
  * free with `rocksfilter_filter_free` once no query is running.
  */
 typedef struct rocksfilter_filter rocksfilter_filter;
+
+/**
+ * An opened SST file's filter. Immutable: may be queried from many threads
+ * at once. Free with rocksfilter_sst_free().
+ */
+typedef struct rocksfilter_sst rocksfilter_sst;
 
 /**
  * Geometry of a loaded filter, filled by `rocksfilter_filter_info`.
@@ -125,6 +173,63 @@ typedef struct {
    */
   uint32_t line_bytes;
 } rocksfilter_filter_info;
+
+/**
+ * Properties of an SST file, filled by rocksfilter_sst_get_properties().
+ * Strings are owned by the rocksfilter_sst and valid until it is freed;
+ * NULL when absent. Numbers are 0 when absent.
+ */
+typedef struct {
+  /**
+   * The footer's format_version (2 to 7).
+   */
+  uint32_t format_version;
+  /**
+   * Block checksum type: 0 none, 1 crc32c, 2 xxhash32, 3 xxhash64, 4 xxh3.
+   */
+  uint32_t checksum_type;
+  /**
+   * A ROCKSFILTER_SST_FILTER_* value.
+   */
+  uint32_t filter_type;
+  /**
+   * Number of filter partitions (1 for a full filter, 0 without filter).
+   */
+  uint32_t num_partitions;
+  /**
+   * Whether whole keys were added to the filter.
+   */
+  bool whole_key_filtering;
+  /**
+   * Whether rocksfilter_sst_prefix_may_match() can answer from the filter.
+   */
+  bool has_prefix_filter;
+  uint64_t num_entries;
+  uint64_t num_filter_entries;
+  /**
+   * Bytes of filter (all partitions), as recorded by RocksDB.
+   */
+  uint64_t filter_size;
+  uint64_t creation_time;
+  uint64_t file_creation_time;
+  /**
+   * rocksdb.filter.policy, e.g. "bloomfilter" or "ribbonfilter".
+   */
+  const char *filter_policy;
+  /**
+   * rocksdb.comparator, e.g. "leveldb.BytewiseComparator".
+   */
+  const char *comparator;
+  /**
+   * rocksdb.prefix.extractor.name, e.g. "rocksdb.FixedPrefix.4".
+   */
+  const char *prefix_extractor;
+  /**
+   * The metaindex name of the filter block, e.g.
+   * "fullfilter.rocksdb.BuiltinBloomFilter".
+   */
+  const char *filter_block_name;
+} rocksfilter_sst_properties;
 
 #ifdef __cplusplus
 extern "C" {
@@ -324,6 +429,101 @@ uint32_t rocksfilter_legacy_hash32(const uint8_t *key, size_t len);
  * with ROCKSFILTER_VERSION_STRING to detect a header/library mismatch.
  */
 const char *rocksfilter_version(void);
+
+/**
+ * Opens the SST file at `path` (NUL-terminated), memory-mapping it; filter
+ * bytes are never copied. Verifies the footer and every block read. The
+ * file must not be modified or truncated while the handle is open. On
+ * success `*out` receives a handle freed with rocksfilter_sst_free(); on
+ * failure NULL, with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and
+ * at which offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
+ */
+rocksfilter_status rocksfilter_sst_open(const char *path, rocksfilter_sst **out, char **errptr);
+
+/**
+ * As rocksfilter_sst_open() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+ */
+rocksfilter_status rocksfilter_sst_open_opts(const char *path,
+                                             uint32_t flags,
+                                             rocksfilter_sst **out,
+                                             char **errptr);
+
+/**
+ * Reads an SST file held in memory (`len` bytes at `data`) without copying:
+ * `data` must stay valid and unmodified until the handle and every filter
+ * obtained from it are freed. Errors as rocksfilter_sst_open().
+ */
+rocksfilter_status rocksfilter_sst_open_memory(const uint8_t *data,
+                                               size_t len,
+                                               rocksfilter_sst **out,
+                                               char **errptr);
+
+/**
+ * As rocksfilter_sst_open_memory() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+ */
+rocksfilter_status rocksfilter_sst_open_memory_opts(const uint8_t *data,
+                                                    size_t len,
+                                                    uint32_t flags,
+                                                    rocksfilter_sst **out,
+                                                    char **errptr);
+
+/**
+ * Can the file hold this key? false is definite. Answers as RocksDB's Get
+ * consults the filter: the whole key, or its prefix when the file was
+ * written without whole-key filtering. Files without a readable filter, a
+ * NULL handle, or a NULL key with non-zero length answer true. Thread-safe.
+ */
+bool rocksfilter_sst_may_match(const rocksfilter_sst *s, const uint8_t *key, size_t len);
+
+/**
+ * Can the file hold a key with this prefix (exactly as the file's prefix
+ * extractor produces it)? Stores the answer in `*out`.
+ * ROCKSFILTER_NOT_SUPPORTED when the file has no prefix filter;
+ * ROCKSFILTER_INVALID_ARGUMENT when the prefix cannot come from the file's
+ * extractor (e.g. wrong length for rocksdb.FixedPrefix.N) or on NULLs.
+ */
+rocksfilter_status rocksfilter_sst_prefix_may_match(const rocksfilter_sst *s,
+                                                    const uint8_t *prefix,
+                                                    size_t len,
+                                                    bool *out,
+                                                    char **errptr);
+
+/**
+ * The file's full filter as a rocksfilter_filter, sharing the file's bytes
+ * (no copy): it stays valid after rocksfilter_sst_free() for files opened
+ * by path; for rocksfilter_sst_open_memory() the caller's buffer must
+ * outlive it. Free it with rocksfilter_filter_free().
+ * ROCKSFILTER_NOT_FOUND when the file's filter is partitioned or absent;
+ * ROCKSFILTER_NOT_SUPPORTED when it is of a kind this library cannot read.
+ */
+rocksfilter_status rocksfilter_sst_full_filter(const rocksfilter_sst *s,
+                                               rocksfilter_filter **out,
+                                               char **errptr);
+
+/**
+ * A ROCKSFILTER_SST_FILTER_* value (UNSUPPORTED for NULL).
+ */
+uint32_t rocksfilter_sst_filter_type(const rocksfilter_sst *s);
+
+/**
+ * Fills `*out` with the file's format and properties (strings owned by the
+ * handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs.
+ */
+rocksfilter_status rocksfilter_sst_get_properties(const rocksfilter_sst *s,
+                                                  rocksfilter_sst_properties *out);
+
+/**
+ * The raw bytes of the table property `name` (NUL-terminated), e.g.
+ * "rocksdb.num.entries" (a varint) or "rocksdb.comparator" (a string).
+ * Returns a pointer owned by the handle and stores the length in `*len`;
+ * NULL when absent or on NULL arguments.
+ */
+const uint8_t *rocksfilter_sst_property(const rocksfilter_sst *s, const char *name, size_t *len);
+
+/**
+ * Frees the handle. NULL is ignored.
+ */
+void rocksfilter_sst_free(rocksfilter_sst *s);
 
 #ifdef __cplusplus
 }  // extern "C"

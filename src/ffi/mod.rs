@@ -97,7 +97,7 @@ pub struct rocksfilter_filter_info {
 ///
 /// # Safety
 /// Non-NULL `ptr` must be valid for reads of `len` bytes for `'a`.
-unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
+pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
     if ptr.is_null() {
         (len == 0).then_some(&[][..])
     } else {
@@ -116,7 +116,7 @@ fn policy_of(p: rocksfilter_policy) -> Result<Policy, Error> {
     }
 }
 
-fn null_arg(what: &str) -> Error {
+pub(crate) fn null_arg(what: &str) -> Error {
     Error::invalid(format!("{what} is NULL"))
 }
 
@@ -573,3 +573,6 @@ pub extern "C" fn rocksfilter_version() -> *const c_char {
     VERSION.as_ptr()
 }
 
+// SST files come after the core calls in the header.
+mod sst;
+pub use sst::*;

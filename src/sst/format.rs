@@ -76,6 +76,7 @@ impl BlockHandle {
 
 /// Block checksum types (`ChecksumType` in `include/rocksdb/table.h`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
 pub enum ChecksumType {
     None,
     Crc32c,

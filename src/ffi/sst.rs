@@ -1,0 +1,358 @@
+//! C ABI for SST files: a thin layer over [`crate::Sst`].
+
+use std::ffi::{c_char, CStr, CString};
+use std::ptr;
+
+use super::guard::{guard, guard_status};
+use super::{bytes, null_arg, rocksfilter_filter, rocksfilter_status};
+use crate::sst::{Sst, SstFilter, SstOptions};
+use crate::{Error, ErrorKind};
+
+/// Flag for rocksfilter_sst_open_opts(): do not verify block checksums.
+pub const ROCKSFILTER_SST_SKIP_CHECKSUMS: u32 = 1;
+
+/// rocksfilter_sst_filter_type(): the file has no filter.
+pub const ROCKSFILTER_SST_FILTER_NONE: u32 = 0;
+/// rocksfilter_sst_filter_type(): one full filter block.
+pub const ROCKSFILTER_SST_FILTER_FULL: u32 = 1;
+/// rocksfilter_sst_filter_type(): a partitioned filter.
+pub const ROCKSFILTER_SST_FILTER_PARTITIONED: u32 = 2;
+/// rocksfilter_sst_filter_type(): a filter this library cannot read (custom
+/// policy or the obsolete block-based filter); every key may match.
+pub const ROCKSFILTER_SST_FILTER_UNSUPPORTED: u32 = 3;
+
+/// An opened SST file's filter. Immutable: may be queried from many threads
+/// at once. Free with rocksfilter_sst_free().
+pub struct rocksfilter_sst {
+    inner: Sst<'static>,
+    /// NUL-terminated copies of the string properties, owned by the handle.
+    strings: [Option<CString>; 4],
+}
+
+/// Properties of an SST file, filled by rocksfilter_sst_get_properties().
+/// Strings are owned by the rocksfilter_sst and valid until it is freed;
+/// NULL when absent. Numbers are 0 when absent.
+#[repr(C)]
+pub struct rocksfilter_sst_properties {
+    /// The footer's format_version (2 to 7).
+    pub format_version: u32,
+    /// Block checksum type: 0 none, 1 crc32c, 2 xxhash32, 3 xxhash64, 4 xxh3.
+    pub checksum_type: u32,
+    /// A ROCKSFILTER_SST_FILTER_* value.
+    pub filter_type: u32,
+    /// Number of filter partitions (1 for a full filter, 0 without filter).
+    pub num_partitions: u32,
+    /// Whether whole keys were added to the filter.
+    pub whole_key_filtering: bool,
+    /// Whether rocksfilter_sst_prefix_may_match() can answer from the filter.
+    pub has_prefix_filter: bool,
+    pub num_entries: u64,
+    pub num_filter_entries: u64,
+    /// Bytes of filter (all partitions), as recorded by RocksDB.
+    pub filter_size: u64,
+    pub creation_time: u64,
+    pub file_creation_time: u64,
+    /// rocksdb.filter.policy, e.g. "bloomfilter" or "ribbonfilter".
+    pub filter_policy: *const c_char,
+    /// rocksdb.comparator, e.g. "leveldb.BytewiseComparator".
+    pub comparator: *const c_char,
+    /// rocksdb.prefix.extractor.name, e.g. "rocksdb.FixedPrefix.4".
+    pub prefix_extractor: *const c_char,
+    /// The metaindex name of the filter block, e.g.
+    /// "fullfilter.rocksdb.BuiltinBloomFilter".
+    pub filter_block_name: *const c_char,
+}
+
+fn cstring(s: Option<&str>) -> Option<CString> {
+    s.map(|s| CString::new(s.replace('\0', " ")).unwrap_or_default())
+}
+
+fn wrap(inner: Sst<'static>) -> *mut rocksfilter_sst {
+    let p = inner.properties();
+    let strings = [
+        cstring(p.filter_policy.as_deref()),
+        cstring(p.comparator.as_deref()),
+        cstring(p.prefix_extractor_name.as_deref()),
+        cstring(inner.filter_block_name()),
+    ];
+    Box::into_raw(Box::new(rocksfilter_sst { inner, strings }))
+}
+
+fn options(flags: u32) -> Result<SstOptions, Error> {
+    if flags & !ROCKSFILTER_SST_SKIP_CHECKSUMS != 0 {
+        return Err(Error::invalid(format!("unknown flags {flags:#x}")));
+    }
+    Ok(SstOptions { verify_checksums: flags & ROCKSFILTER_SST_SKIP_CHECKSUMS == 0 })
+}
+
+/// Opens the SST file at `path` (NUL-terminated), memory-mapping it; filter
+/// bytes are never copied. Verifies the footer and every block read. The
+/// file must not be modified or truncated while the handle is open. On
+/// success `*out` receives a handle freed with rocksfilter_sst_free(); on
+/// failure NULL, with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and
+/// at which offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_open(
+    path: *const c_char,
+    out: *mut *mut rocksfilter_sst,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    // SAFETY: forwarded contract.
+    unsafe { rocksfilter_sst_open_opts(path, 0, out, errptr) }
+}
+
+/// As rocksfilter_sst_open() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_open_opts(
+    path: *const c_char,
+    flags: u32,
+    out: *mut *mut rocksfilter_sst,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: out is non-NULL and writable (contract).
+        unsafe { *out = ptr::null_mut() };
+        if path.is_null() {
+            return Err(null_arg("path"));
+        }
+        // SAFETY: header contract: path is a NUL-terminated string.
+        let path = unsafe { CStr::from_ptr(path) };
+        #[cfg(unix)]
+        let path = std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path.to_bytes()));
+        #[cfg(not(unix))]
+        let path = std::path::PathBuf::from(path.to_str().map_err(|_| Error::invalid("path is not UTF-8"))?);
+        let sst = Sst::open_with(path, options(flags)?)?;
+        // SAFETY: as above.
+        unsafe { *out = wrap(sst) };
+        Ok(())
+    })
+}
+
+/// Reads an SST file held in memory (`len` bytes at `data`) without copying:
+/// `data` must stay valid and unmodified until the handle and every filter
+/// obtained from it are freed. Errors as rocksfilter_sst_open().
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_open_memory(
+    data: *const u8,
+    len: usize,
+    out: *mut *mut rocksfilter_sst,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    // SAFETY: forwarded contract.
+    unsafe { rocksfilter_sst_open_memory_opts(data, len, 0, out, errptr) }
+}
+
+/// As rocksfilter_sst_open_memory() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_open_memory_opts(
+    data: *const u8,
+    len: usize,
+    flags: u32,
+    out: *mut *mut rocksfilter_sst,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: out is non-NULL and writable (contract).
+        unsafe { *out = ptr::null_mut() };
+        // SAFETY: header contract: data readable for len bytes and outliving
+        // the handle (the 'static here stands for that promise).
+        let file: &'static [u8] = unsafe { bytes(data, len) }.ok_or_else(|| null_arg("data (with non-zero length)"))?;
+        let sst = Sst::from_bytes_with(file, options(flags)?)?;
+        // SAFETY: as above.
+        unsafe { *out = wrap(sst) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `s` is NULL or a live handle.
+unsafe fn sst_ref<'a>(s: *const rocksfilter_sst) -> Option<&'a rocksfilter_sst> {
+    // SAFETY: per the contract above.
+    unsafe { s.as_ref() }
+}
+
+/// Can the file hold this key? false is definite. Answers as RocksDB's Get
+/// consults the filter: the whole key, or its prefix when the file was
+/// written without whole-key filtering. Files without a readable filter, a
+/// NULL handle, or a NULL key with non-zero length answer true. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_may_match(s: *const rocksfilter_sst, key: *const u8, len: usize) -> bool {
+    guard(true, || {
+        // SAFETY: header contract: s NULL or live; key readable for len bytes.
+        match unsafe { (sst_ref(s), bytes(key, len)) } {
+            (Some(s), Some(k)) => s.inner.may_match(k),
+            _ => true,
+        }
+    })
+}
+
+/// Can the file hold a key with this prefix (exactly as the file's prefix
+/// extractor produces it)? Stores the answer in `*out`.
+/// ROCKSFILTER_NOT_SUPPORTED when the file has no prefix filter;
+/// ROCKSFILTER_INVALID_ARGUMENT when the prefix cannot come from the file's
+/// extractor (e.g. wrong length for rocksdb.FixedPrefix.N) or on NULLs.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_prefix_may_match(
+    s: *const rocksfilter_sst,
+    prefix: *const u8,
+    len: usize,
+    out: *mut bool,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        // SAFETY: header contract: s NULL or live; prefix readable for len bytes.
+        let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
+        // SAFETY: as above.
+        let prefix = unsafe { bytes(prefix, len) }.ok_or_else(|| null_arg("prefix (with non-zero length)"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        let answer = s.inner.prefix_may_match(prefix)?;
+        // SAFETY: out is non-NULL and writable (contract).
+        unsafe { *out = answer };
+        Ok(())
+    })
+}
+
+/// The file's full filter as a rocksfilter_filter, sharing the file's bytes
+/// (no copy): it stays valid after rocksfilter_sst_free() for files opened
+/// by path; for rocksfilter_sst_open_memory() the caller's buffer must
+/// outlive it. Free it with rocksfilter_filter_free().
+/// ROCKSFILTER_NOT_FOUND when the file's filter is partitioned or absent;
+/// ROCKSFILTER_NOT_SUPPORTED when it is of a kind this library cannot read.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_full_filter(
+    s: *const rocksfilter_sst,
+    out: *mut *mut rocksfilter_filter,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: out is non-NULL and writable (contract).
+        unsafe { *out = ptr::null_mut() };
+        // SAFETY: header contract: s NULL or live.
+        let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
+        let filter = match s.inner.filter() {
+            SstFilter::Full(f) => f.clone(),
+            SstFilter::Partitioned(p) => {
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    format!("the file's filter is partitioned ({} partitions), not a full filter", p.len()),
+                ))
+            }
+            SstFilter::None => return Err(Error::new(ErrorKind::NotFound, "the file has no filter")),
+            SstFilter::Unsupported(why) => return Err(Error::not_supported(why.clone())),
+        };
+        // SAFETY: as above.
+        unsafe { *out = Box::into_raw(Box::new(rocksfilter_filter { inner: filter })) };
+        Ok(())
+    })
+}
+
+/// A ROCKSFILTER_SST_FILTER_* value (UNSUPPORTED for NULL).
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_filter_type(s: *const rocksfilter_sst) -> u32 {
+    guard(ROCKSFILTER_SST_FILTER_UNSUPPORTED, || {
+        // SAFETY: header contract: s NULL or live.
+        unsafe { sst_ref(s) }.map_or(ROCKSFILTER_SST_FILTER_UNSUPPORTED, |s| filter_type(&s.inner))
+    })
+}
+
+fn filter_type(s: &Sst<'_>) -> u32 {
+    match s.filter() {
+        SstFilter::None => ROCKSFILTER_SST_FILTER_NONE,
+        SstFilter::Full(_) => ROCKSFILTER_SST_FILTER_FULL,
+        SstFilter::Partitioned(_) => ROCKSFILTER_SST_FILTER_PARTITIONED,
+        SstFilter::Unsupported(_) => ROCKSFILTER_SST_FILTER_UNSUPPORTED,
+    }
+}
+
+/// Fills `*out` with the file's format and properties (strings owned by the
+/// handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_get_properties(
+    s: *const rocksfilter_sst,
+    out: *mut rocksfilter_sst_properties,
+) -> rocksfilter_status {
+    guard_status(ptr::null_mut(), || {
+        // SAFETY: header contract: s NULL or live.
+        let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        let sst = &s.inner;
+        let p = sst.properties();
+        let ptr_of = |i: usize| s.strings[i].as_ref().map_or(ptr::null(), |c| c.as_ptr());
+        let props = rocksfilter_sst_properties {
+            format_version: sst.format_version(),
+            checksum_type: sst.checksum_type() as u32,
+            filter_type: filter_type(sst),
+            num_partitions: match sst.filter() {
+                SstFilter::Full(_) => 1,
+                SstFilter::Partitioned(p) => p.len() as u32,
+                _ => 0,
+            },
+            whole_key_filtering: sst.whole_key_filtering(),
+            has_prefix_filter: sst.has_prefix_filter(),
+            num_entries: p.num_entries.unwrap_or(0),
+            num_filter_entries: p.num_filter_entries.unwrap_or(0),
+            filter_size: p.filter_size.unwrap_or(0),
+            creation_time: p.creation_time.unwrap_or(0),
+            file_creation_time: p.file_creation_time.unwrap_or(0),
+            filter_policy: ptr_of(0),
+            comparator: ptr_of(1),
+            prefix_extractor: ptr_of(2),
+            filter_block_name: ptr_of(3),
+        };
+        // SAFETY: out is non-NULL and writable (contract).
+        unsafe { out.write(props) };
+        Ok(())
+    })
+}
+
+/// The raw bytes of the table property `name` (NUL-terminated), e.g.
+/// "rocksdb.num.entries" (a varint) or "rocksdb.comparator" (a string).
+/// Returns a pointer owned by the handle and stores the length in `*len`;
+/// NULL when absent or on NULL arguments.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_property(
+    s: *const rocksfilter_sst,
+    name: *const c_char,
+    len: *mut usize,
+) -> *const u8 {
+    guard(ptr::null(), || {
+        if name.is_null() || len.is_null() {
+            return ptr::null();
+        }
+        // SAFETY: header contract: s NULL or live; name NUL-terminated.
+        let (Some(s), name) = (unsafe { sst_ref(s) }, unsafe { CStr::from_ptr(name) }) else { return ptr::null() };
+        let Ok(name) = name.to_str() else { return ptr::null() };
+        match s.inner.properties().raw().get(name) {
+            Some(v) => {
+                // SAFETY: len is non-NULL and writable (contract).
+                unsafe { *len = v.len() };
+                v.as_ptr()
+            }
+            None => ptr::null(),
+        }
+    })
+}
+
+/// Frees the handle. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_free(s: *mut rocksfilter_sst) {
+    guard((), || {
+        if !s.is_null() {
+            // SAFETY: s came from Box::into_raw in wrap() and is freed once (contract).
+            drop(unsafe { Box::from_raw(s) });
+        }
+    })
+}

@@ -1,0 +1,385 @@
+//! RocksDB's Standard128Ribbon filter, bit for bit, over 64-bit key hashes.
+//!
+//! Ribbon ("Rapid Incremental Boolean Banding ON-the-fly") stores, for a set
+//! of keys, a solution matrix `S` (num_slots x b bits) such that for every
+//! added key `k`: `coeff_row(k) . S[start(k) .. start(k)+128] == result_row(k)`
+//! in GF(2), restricted to the first b bits. A query recomputes the 128-bit
+//! coefficient row and the start slot and checks the b parities; a key not
+//! added matches each column with probability 1/2, hence FP rate 2^-b.
+//! Fractional b is achieved by mixing blocks of b-1 and b columns.
+//!
+//! Where RocksDB defines each rule (RocksDB 11.12 source tree):
+//! * policy glue, trailer, fallbacks, sizing entry points:
+//!   `table/block_based/filter_policy.cc` (`Standard128RibbonBitsBuilder`,
+//!   `Standard128RibbonBitsReader`, `GetRibbonBitsReader`,
+//!   `Standard128RibbonRehasherTypesAndSettings`);
+//! * hashing, banding storage, interleaved solution layout and byte sizing:
+//!   `util/ribbon_impl.h` (see [`hasher`], [`config`]);
+//! * banding, back-substitution, interleaved queries: `util/ribbon_alg.h`
+//!   (see [`banding`] and [`RibbonGeometry`]);
+//! * slots-per-key tables: `util/ribbon_config.cc` (see [`config`]).
+//!
+//! # Block format (as written by `Standard128RibbonBitsBuilder::Finish`)
+//! ```text
+//! [ segments: num_segments x 16 bytes, little-endian u128 ]
+//! [ 0xFE (-2: "Ribbon") | ordinal seed u8 | num_blocks: u24 LE ]   5-byte trailer
+//! ```
+//! Nothing else is stored: the column layout is re-derived from
+//! `num_blocks` and the byte length ([`config::Layout::configure`]), and the
+//! raw hash seed from the ordinal seed ([`hasher::ordinal_to_raw_seed`]).
+//! Block `k` (128 slots) occupies `b_k` consecutive segments, one per
+//! solution column; bit `s` of a block's column-j segment is the solution bit
+//! for slot `128k + s`, column j. Blocks below `upper_start_block` have
+//! `upper_num_columns - 1` columns, the rest `upper_num_columns`.
+//!
+//! This module takes keys as already-computed 64-bit hashes (RocksDB's
+//! `GetSliceHash64`) and assumes `optimize_filters_for_memory` is off (no
+//! `malloc_usable_size` rounding of the length).
+
+mod banding;
+mod config;
+mod hasher;
+#[cfg(test)]
+mod tests;
+
+use config::{Layout, COEFF_BITS, SEGMENT_BYTES};
+
+/// `Standard128RibbonBitsBuilder::kMaxRibbonEntries`: above this RocksDB
+/// always uses the Bloom builder (keeps num_slots, bytes and the 24-bit
+/// num_blocks comfortably in range).
+pub const MAX_RIBBON_ENTRIES: usize = 950_000_000;
+
+/// `XXPH3FilterBitsBuilder::kMetadataLen`: the trailer length.
+pub const METADATA_LEN: usize = 5;
+
+/// Trailer byte 0 for Standard128 Ribbon (`-2` as `char`).
+pub const RIBBON_MARKER: u8 = 0xFE;
+
+/// Result of [`build`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RibbonBuild {
+    /// The whole filter block, including the 5-byte trailer.
+    Ribbon(Vec<u8>),
+    /// RocksDB would hand the same entries to its FastLocalBloom builder.
+    FallBackToBloom,
+}
+
+/// Policy decision and geometry for `num_entries` (`CalculateSpaceAndSlots`).
+/// Returns `(num_slots, len_with_metadata)` for Ribbon, `None` for Bloom.
+fn space_and_slots(
+    num_entries: usize,
+    first_hash: u64,
+    desired_one_in_fp_rate: f64,
+    millibits_per_key: u32,
+) -> Option<(u32, usize)> {
+    if num_entries > MAX_RIBBON_ENTRIES {
+        return None;
+    }
+    // The upper half of the first hash biases the rounding of the
+    // b-1/b column split (see config::bytes_for_one_in_fp_rate); the lower
+    // half picks the first seed (see `build`). Independent bits for both.
+    let rounding_bias32 = (first_hash >> 32) as u32;
+    let num_slots = config::num_entries_to_num_slots(num_entries as u32);
+    let len_with_metadata =
+        config::bytes_for_one_in_fp_rate(num_slots, desired_one_in_fp_rate, rounding_bias32)
+            + METADATA_LEN;
+    // Small filters: a two-block Ribbon can be larger than the equivalent
+    // Bloom filter (Ribbon's fixed per-block cost dominates), so RocksDB
+    // takes whichever is smaller while num_slots < 1024.
+    if num_slots < 1024
+        && crate::bloom::fast_local_calculate_space(num_entries, millibits_per_key)
+            < len_with_metadata
+    {
+        return None;
+    }
+    Some((num_slots, len_with_metadata))
+}
+
+/// `Standard128RibbonBitsBuilder::CalculateSpace` restricted to the Ribbon
+/// decision: `Some(len_with_metadata)` when RocksDB would build a Ribbon
+/// filter of that size, `None` when it would use Bloom (too many entries, or
+/// a small filter where Bloom is smaller). `first_hash` is the first entry
+/// RocksDB would hold (it biases the column-split rounding, so sizes can
+/// differ by 16 bytes between key sets). `Some(0)` for zero entries, matching
+/// RocksDB's "always false" empty filter size. Does not allocate.
+pub fn calculate_space(
+    num_entries: usize,
+    first_hash: u64,
+    desired_one_in_fp_rate: f64,
+    millibits_per_key: u32,
+) -> Option<usize> {
+    if num_entries == 0 {
+        return Some(0);
+    }
+    space_and_slots(
+        num_entries,
+        first_hash,
+        desired_one_in_fp_rate,
+        millibits_per_key,
+    )
+    .map(|(_, len)| len)
+}
+
+/// What `Standard128RibbonBitsBuilder::Finish` produces for these entries
+/// (hash list exactly as RocksDB's builder would hold it, i.e. after its
+/// adjacent-duplicate suppression; later duplicates are harmless). `hashes`
+/// must be non-empty (RocksDB writes an "always false" filter for zero keys).
+/// `desired_one_in_fp_rate` and `millibits_per_key` come from the policy
+/// (`BloomLikeFilterPolicy`'s constructor).
+pub fn build(hashes: &[u64], desired_one_in_fp_rate: f64, millibits_per_key: u32) -> RibbonBuild {
+    let Some(&first) = hashes.first() else {
+        // Not a Ribbon case (RocksDB: FinishAlwaysFalse); let the caller's
+        // empty-filter path (shared with Bloom) handle it.
+        return RibbonBuild::FallBackToBloom;
+    };
+    let Some((num_slots, len_with_metadata)) = space_and_slots(
+        hashes.len(),
+        first,
+        desired_one_in_fp_rate,
+        millibits_per_key,
+    ) else {
+        return RibbonBuild::FallBackToBloom;
+    };
+    let mut banding = banding::Banding::new(num_slots);
+    let Some(seed) = banding.find_seed_to_solve(hashes, first as u32) else {
+        // "Too many re-seeds (256) for Ribbon filter". num_slots is sized so
+        // one seed fails ~1 time in 20 (less for small filters), and seeds
+        // fail nearly independently, so this is practically unreachable;
+        // duplicate hashes never cause it (their equations cancel exactly).
+        return RibbonBuild::FallBackToBloom;
+    };
+    let num_blocks = num_slots / COEFF_BITS;
+    // Same derivation the reader will do (RocksDB hands the solution the
+    // length *with* metadata; data length is a multiple of 16 and 5 < 16, so
+    // the segment count is the same).
+    let layout = Layout::configure(num_blocks, len_with_metadata);
+    let mut block = vec![0u8; len_with_metadata];
+    banding.back_subst_into(&layout, &mut block);
+    debug_assert!(num_blocks < 0x100_0000);
+    let t = len_with_metadata - METADATA_LEN;
+    block[t] = RIBBON_MARKER;
+    block[t + 1] = seed as u8;
+    block[t + 2..].copy_from_slice(&num_blocks.to_le_bytes()[..3]);
+    RibbonBuild::Ribbon(block)
+}
+
+/// `Standard128RibbonBitsBuilder::EstimatedFpRate`, Ribbon branch: expected
+/// FP rate of a Ribbon filter RocksDB would size for `num_entries` and that
+/// has `len_with_metadata` bytes. For `num_entries > MAX_RIBBON_ENTRIES`
+/// RocksDB answers with the Bloom estimate instead; callers must do that
+/// themselves (here the entry count is clamped). Like RocksDB, returns NaN
+/// for `num_entries == 0` with a non-trivial length.
+pub fn estimated_fp_rate(num_entries: usize, len_with_metadata: usize) -> f64 {
+    if len_with_metadata <= METADATA_LEN {
+        return if num_entries > 0 { 1.0 } else { 0.0 };
+    }
+    let n = num_entries.min(MAX_RIBBON_ENTRIES) as u32;
+    let num_slots = config::num_entries_to_num_slots(n);
+    Layout::configure(num_slots / COEFF_BITS, len_with_metadata).expected_fp_rate()
+}
+
+/// A parsed Ribbon filter geometry (everything a query needs besides the
+/// data bytes). Cheap to copy; holds no borrow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RibbonGeometry {
+    /// From the trailer: number of 128-slot blocks (>= 2).
+    pub num_blocks: u32,
+    /// From the trailer: ordinal seed (0..=255).
+    pub seed: u8,
+    /// Columns ("b") in blocks `>= upper_start_block`; lower blocks have b-1.
+    pub upper_num_columns: u32,
+    pub upper_start_block: u32,
+    /// Segments (16-byte column slices) in use; `num_segments * 16 <= data.len()`.
+    pub num_segments: u32,
+    /// `num_blocks * 128 - 127`: valid start slots.
+    pub num_starts: u32,
+    /// Hash seed derived from `seed`.
+    pub raw_seed: u32,
+}
+
+/// Per-key state between [`RibbonGeometry::prepare`] and
+/// [`RibbonGeometry::query_prepared`] (RocksDB's `SavedData` in
+/// `Standard128RibbonBitsReader::MayMatch` batch form).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RibbonPrepared {
+    /// Seeded (rehashed) key hash.
+    seeded_hash: u64,
+    /// First segment the query reads.
+    segment_num: u32,
+    /// Columns to check (b or b-1).
+    num_columns: u32,
+    /// Position of the start slot within its block.
+    start_bit: u32,
+}
+
+impl RibbonPrepared {
+    /// Byte range of `data` the query will read (for prefetching).
+    pub fn byte_range(&self) -> core::ops::Range<usize> {
+        let cols = self.num_columns as usize;
+        let count = if self.start_bit == 0 { cols } else { 2 * cols };
+        let begin = self.segment_num as usize * SEGMENT_BYTES;
+        begin..begin + count * SEGMENT_BYTES
+    }
+}
+
+impl RibbonGeometry {
+    /// Parse the trailer of a whole filter block (marker expected to be -2)
+    /// the way `BuiltinFilterPolicy::GetRibbonBitsReader` does.
+    ///
+    /// `Ok(None)`: `num_blocks < 2`, which RocksDB reads as an always-true
+    /// filter (it never writes it: one block would mean a single start).
+    ///
+    /// `Err` for blocks RocksDB's writer can never produce and that RocksDB's
+    /// reader would silently misread rather than reject: too short for the
+    /// trailer, a wrong marker, a data length that is not a whole number of
+    /// 16-byte segments (RocksDB always rounds to whole segments, even when
+    /// rounding to allocator sizes), or a block of 2^32 bytes or more
+    /// (RocksDB truncates the length to 32 bits and would read the trailer
+    /// from the wrong place). Every other combination of `num_blocks` and
+    /// length is accepted and answered exactly as RocksDB answers it; the
+    /// derived layout never needs more than `data.len()` bytes (surplus bytes
+    /// beyond 32 columns per block are ignored, and blocks left without
+    /// columns answer "may match").
+    pub fn parse(block: &[u8]) -> Result<Option<RibbonGeometry>, String> {
+        let len_with_meta = block.len();
+        if len_with_meta < METADATA_LEN {
+            return Err(format!(
+                "ribbon filter block: length {len_with_meta} is shorter than the {METADATA_LEN}-byte trailer"
+            ));
+        }
+        if len_with_meta > u32::MAX as usize {
+            return Err(format!(
+                "ribbon filter block: length {len_with_meta} does not fit in 32 bits (RocksDB truncates it)"
+            ));
+        }
+        let len = len_with_meta - METADATA_LEN;
+        let t = &block[len..];
+        if t[0] != RIBBON_MARKER {
+            return Err(format!(
+                "ribbon filter block: trailer at offset {len}: expected marker 0xfe (-2), found {:#04x}",
+                t[0]
+            ));
+        }
+        let seed = t[1];
+        let num_blocks = u32::from_le_bytes([t[2], t[3], t[4], 0]);
+        if num_blocks < 2 {
+            return Ok(None);
+        }
+        if len % SEGMENT_BYTES != 0 {
+            return Err(format!(
+                "ribbon filter block: data length {len} (trailer at offset {len}, num_blocks {num_blocks}): \
+                 expected a multiple of {SEGMENT_BYTES} (whole segments), found remainder {}",
+                len % SEGMENT_BYTES
+            ));
+        }
+        Ok(Some(Self::from_parts(num_blocks, seed, len)))
+    }
+
+    /// Geometry for `num_blocks` (>= 2) and `data_len` bytes of segments,
+    /// as `Standard128RibbonBitsReader`'s constructor derives it.
+    fn from_parts(num_blocks: u32, seed: u8, data_len: usize) -> RibbonGeometry {
+        let layout = Layout::configure(num_blocks, data_len);
+        RibbonGeometry {
+            num_blocks,
+            seed,
+            upper_num_columns: layout.upper_num_columns,
+            upper_start_block: layout.upper_start_block,
+            num_segments: layout.num_segments,
+            num_starts: layout.num_starts(),
+            raw_seed: hasher::ordinal_to_raw_seed(u32::from(seed)),
+        }
+    }
+
+    /// `(lower_num_columns, blocks_with_upper_num_columns)`: blocks
+    /// `0..upper_start_block` have `upper_num_columns - 1` columns, the other
+    /// `num_blocks - upper_start_block` have `upper_num_columns`.
+    pub fn num_columns_fraction(&self) -> (u32, u32) {
+        (
+            self.upper_num_columns.saturating_sub(1),
+            self.num_blocks - self.upper_start_block,
+        )
+    }
+
+    /// Expected FP rate of this geometry (`ExpectedFpRate`).
+    pub fn expected_fp_rate(&self) -> f64 {
+        Layout {
+            num_blocks: self.num_blocks,
+            num_segments: self.num_segments,
+            upper_num_columns: self.upper_num_columns,
+            upper_start_block: self.upper_start_block,
+        }
+        .expected_fp_rate()
+    }
+
+    /// `InterleavedPrepareQuery`: everything that does not touch the data.
+    /// The start slot's block decides where its segments are and whether it
+    /// is a lower (b-1 columns) block; no division (multiply-shift range
+    /// reduction, power-of-two block size).
+    #[inline]
+    pub fn prepare(&self, h: u64) -> RibbonPrepared {
+        let seeded_hash = hasher::rehash(h, self.raw_seed);
+        let start_slot = hasher::start(seeded_hash, self.num_starts);
+        let start_block = start_slot / COEFF_BITS;
+        let is_lower = start_block < self.upper_start_block;
+        // Lower blocks precede upper ones, one segment fewer each.
+        // (Wrapping ops: values from `parse` never wrap, but the fields are
+        // public and a hand-made geometry must not panic.)
+        let segment_num = start_block
+            .wrapping_mul(self.upper_num_columns)
+            .wrapping_sub(start_block.min(self.upper_start_block));
+        RibbonPrepared {
+            seeded_hash,
+            segment_num,
+            num_columns: self.upper_num_columns.wrapping_sub(u32::from(is_lower)),
+            start_bit: start_slot % COEFF_BITS,
+        }
+    }
+
+    /// `InterleavedFilterQuery`. The 128-slot window from the start slot
+    /// covers the tail of the start block and (unless `start_bit == 0`) the
+    /// head of the next one, whose first `num_columns` segments immediately
+    /// follow the start block's. Returns `true` ("may match") if `data` is
+    /// too short for the prepared range, so it never panics.
+    #[inline]
+    pub fn query_prepared(&self, data: &[u8], p: &RibbonPrepared) -> bool {
+        let cr = hasher::coeff_row(p.seeded_hash);
+        let expected = hasher::result_row(p.seeded_hash);
+        let Some(bytes) = data.get(p.byte_range()) else {
+            return true;
+        };
+        let seg = |chunk: &[u8]| {
+            let mut b = [0u8; SEGMENT_BYTES];
+            b.copy_from_slice(chunk);
+            u128::from_le_bytes(b)
+        };
+        if p.start_bit == 0 {
+            for (i, chunk) in bytes.chunks_exact(SEGMENT_BYTES).enumerate() {
+                if ((seg(chunk) & cr).count_ones() ^ (expected >> (i & 31))) & 1 != 0 {
+                    return false;
+                }
+            }
+        } else {
+            let cr_left = cr << p.start_bit;
+            let cr_right = cr >> (COEFF_BITS - p.start_bit);
+            let (left, right) = bytes.split_at(p.num_columns as usize * SEGMENT_BYTES);
+            for (i, (l, r)) in left
+                .chunks_exact(SEGMENT_BYTES)
+                .zip(right.chunks_exact(SEGMENT_BYTES))
+                .enumerate()
+            {
+                let soln = (seg(l) & cr_left) ^ (seg(r) & cr_right);
+                if (soln.count_ones() ^ (expected >> (i & 31))) & 1 != 0 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// `Standard128RibbonBitsReader::HashMayMatch`. `data` is the block
+    /// without its trailer. Never panics and never reads outside `data`.
+    #[inline]
+    pub fn may_match_hash(&self, data: &[u8], h: u64) -> bool {
+        self.query_prepared(data, &self.prepare(h))
+    }
+}
