@@ -172,6 +172,23 @@ typedef struct {
    * Bloom kinds: cache-line size in bytes the block was written with.
    */
   uint32_t line_bytes;
+  /**
+   * Ribbon: number of 128-slot blocks. 0 for other kinds.
+   */
+  uint32_t num_blocks;
+  /**
+   * Ribbon: the hash seed (0..=255) the builder settled on.
+   */
+  uint32_t seed;
+  /**
+   * Ribbon: solution columns (result bits) per slot in blocks before
+   * `upper_start_block`; blocks from there on have one more.
+   */
+  uint32_t lower_num_columns;
+  /**
+   * Ribbon: first block with `lower_num_columns + 1` columns.
+   */
+  uint32_t upper_start_block;
 } rocksfilter_filter_info;
 
 /**
@@ -399,6 +416,16 @@ rocksfilter_kind rocksfilter_filter_kind(const rocksfilter_filter *f);
  */
 rocksfilter_status rocksfilter_filter_info(const rocksfilter_filter *f,
                                            rocksfilter_filter_info *out);
+
+/**
+ * Points `*data` at the filter's block bytes (trailer included) and stores
+ * their length in `*len`. The bytes are owned by the filter (or, for
+ * borrowed filters, the caller's buffer) and valid until it is freed.
+ * ROCKSFILTER_INVALID_ARGUMENT on NULL arguments.
+ */
+rocksfilter_status rocksfilter_filter_data(const rocksfilter_filter *f,
+                                           const uint8_t **data,
+                                           size_t *len);
 
 /**
  * RocksDB's estimate of the false-positive rate of this filter if it holds

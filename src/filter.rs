@@ -70,6 +70,14 @@ pub struct FilterInfo {
     pub num_lines: u32,
     /// Legacy Bloom: cache-line size in bytes the block was written with; FastLocalBloom: 64.
     pub line_bytes: u32,
+    /// Ribbon: number of 128-slot blocks; 0 otherwise.
+    pub num_blocks: u32,
+    /// Ribbon: hash seed (0..=255).
+    pub seed: u32,
+    /// Ribbon: columns (result bits) per slot in blocks before `upper_start_block`.
+    pub lower_num_columns: u32,
+    /// Ribbon: first block with `lower_num_columns + 1` columns.
+    pub upper_start_block: u32,
 }
 
 /// Where a filter's bytes live. `Shared` lets filters inside a memory-mapped
@@ -162,6 +170,10 @@ impl<'a> Filter<'a> {
             num_probes: 0,
             num_lines: 0,
             line_bytes: 0,
+            num_blocks: 0,
+            seed: 0,
+            lower_num_columns: 0,
+            upper_start_block: 0,
         };
         match self.reader {
             Reader::FastLocal(g) => {

@@ -90,6 +90,15 @@ pub struct rocksfilter_filter_info {
     pub num_lines: u32,
     /// Bloom kinds: cache-line size in bytes the block was written with.
     pub line_bytes: u32,
+    /// Ribbon: number of 128-slot blocks. 0 for other kinds.
+    pub num_blocks: u32,
+    /// Ribbon: the hash seed (0..=255) the builder settled on.
+    pub seed: u32,
+    /// Ribbon: solution columns (result bits) per slot in blocks before
+    /// `upper_start_block`; blocks from there on have one more.
+    pub lower_num_columns: u32,
+    /// Ribbon: first block with `lower_num_columns + 1` columns.
+    pub upper_start_block: u32,
 }
 
 /// Borrows `len` bytes at `ptr`; NULL is the empty slice when `len == 0`.
@@ -517,9 +526,39 @@ pub unsafe extern "C" fn rocksfilter_filter_info(
             num_probes: i.num_probes,
             num_lines: i.num_lines,
             line_bytes: i.line_bytes,
+            num_blocks: i.num_blocks,
+            seed: i.seed,
+            lower_num_columns: i.lower_num_columns,
+            upper_start_block: i.upper_start_block,
         };
         // SAFETY: out is non-NULL and writable (contract).
         unsafe { out.write(info) };
+        Ok(())
+    })
+}
+
+/// Points `*data` at the filter's block bytes (trailer included) and stores
+/// their length in `*len`. The bytes are owned by the filter (or, for
+/// borrowed filters, the caller's buffer) and valid until it is freed.
+/// ROCKSFILTER_INVALID_ARGUMENT on NULL arguments.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_data(
+    f: *const rocksfilter_filter,
+    data: *mut *const u8,
+    len: *mut usize,
+) -> rocksfilter_status {
+    guard_status(ptr::null_mut(), || {
+        // SAFETY: header contract: f is NULL or live.
+        let f = unsafe { filter_ref(f) }.ok_or_else(|| null_arg("filter"))?;
+        if data.is_null() || len.is_null() {
+            return Err(null_arg("data or len"));
+        }
+        let b = f.as_bytes();
+        // SAFETY: both out-pointers are non-NULL and writable (contract).
+        unsafe {
+            *data = b.as_ptr();
+            *len = b.len();
+        }
         Ok(())
     })
 }
