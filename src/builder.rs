@@ -7,6 +7,7 @@ use crate::bloom::{fast_local, legacy};
 use crate::error::{Error, Result};
 use crate::hash::{bloom_hash, hash64};
 use crate::policy::{BitsPerKey, Policy};
+use crate::ribbon::{self, RibbonBuild};
 
 /// Hash entries with RocksDB's collapsing of adjacent duplicates.
 ///
@@ -82,9 +83,6 @@ impl FilterBuilder {
     /// (see [`BitsPerKey::new`]; below 0.5 or NaN is an error).
     pub fn new(policy: Policy, bits_per_key: f64) -> Result<Self> {
         let bits = BitsPerKey::new(bits_per_key)?;
-        if policy == Policy::Ribbon {
-            return Err(Error::not_supported("the Ribbon policy is not implemented yet"));
-        }
         let state = match policy {
             Policy::LegacyBloom => State::Legacy(Entries::default()),
             Policy::Bloom | Policy::Ribbon => State::Xxph3(Entries::default()),
@@ -157,8 +155,18 @@ impl FilterBuilder {
         if num_entries == 0 {
             return 0;
         }
+        let millibits = self.bits.millibits();
         match self.policy {
-            Policy::Bloom | Policy::Ribbon => fast_local::calculate_space(num_entries, self.bits.millibits()),
+            Policy::Bloom => fast_local::calculate_space(num_entries, millibits),
+            Policy::Ribbon => {
+                // Ribbon's column rounding takes entropy from the first hash.
+                let first = match &self.state {
+                    State::Xxph3(e) => e.hashes.first().copied().unwrap_or(0),
+                    State::Legacy(_) => 0,
+                };
+                ribbon::calculate_space(num_entries, first, self.bits.desired_one_in_fp_rate(), millibits)
+                    .unwrap_or_else(|| fast_local::calculate_space(num_entries, millibits))
+            }
             Policy::LegacyBloom => {
                 (legacy::geometry_for(num_entries, self.bits.whole_bits()).0 / 8) as usize
                     + fast_local::METADATA_LEN
@@ -179,6 +187,16 @@ impl FilterBuilder {
                 let hashes = e.take();
                 if hashes.is_empty() {
                     return Ok(Vec::new());
+                }
+                if self.policy == Policy::Ribbon {
+                    // RocksDB's Ribbon builder hands its entries to a Bloom
+                    // builder with the same millibits when Bloom is smaller,
+                    // above 950M entries, or when all 256 seeds fail.
+                    if let RibbonBuild::Ribbon(block) =
+                        ribbon::build(&hashes, self.bits.desired_one_in_fp_rate(), millibits)
+                    {
+                        return Ok(block);
+                    }
                 }
                 let len = fast_local::calculate_space(hashes.len(), millibits);
                 fast_local::build(&hashes, len, fast_local::choose_num_probes(millibits))

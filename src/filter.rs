@@ -25,6 +25,7 @@ use crate::bloom::fast_local::{FastLocalGeometry, METADATA_LEN};
 use crate::bloom::legacy::LegacyGeometry;
 use crate::error::{Error, Result};
 use crate::hash::{bloom_hash, hash64};
+use crate::ribbon::RibbonGeometry;
 
 /// What kind of filter a block holds (values match `rocksfilter_kind`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,6 +56,7 @@ enum Reader {
     AlwaysFalse,
     AlwaysTrue,
     FastLocal(FastLocalGeometry),
+    Ribbon(RibbonGeometry),
     Legacy(LegacyGeometry),
 }
 
@@ -159,6 +161,7 @@ impl<'a> Filter<'a> {
             Reader::AlwaysFalse => Kind::AlwaysFalse,
             Reader::AlwaysTrue => Kind::AlwaysTrue,
             Reader::FastLocal(_) => Kind::FastLocalBloom,
+            Reader::Ribbon(_) => Kind::Standard128Ribbon,
             Reader::Legacy(_) => Kind::LegacyBloom,
         }
     }
@@ -185,6 +188,12 @@ impl<'a> Filter<'a> {
                 info.num_lines = g.num_lines;
                 info.line_bytes = 1 << g.log2_line_bytes;
             }
+            Reader::Ribbon(g) => {
+                info.num_blocks = g.num_blocks;
+                info.seed = g.seed as u32;
+                info.lower_num_columns = g.upper_num_columns.saturating_sub(1);
+                info.upper_start_block = g.upper_start_block;
+            }
             Reader::AlwaysFalse | Reader::AlwaysTrue => {}
         }
         info
@@ -201,6 +210,7 @@ impl<'a> Filter<'a> {
             Reader::Legacy(g) => {
                 crate::bloom::legacy::estimated_fp_rate(num_keys, self.as_bytes().len(), g.num_probes)
             }
+            Reader::Ribbon(_) => crate::ribbon::estimated_fp_rate(num_keys, self.as_bytes().len()),
         }
     }
 
@@ -212,6 +222,7 @@ impl<'a> Filter<'a> {
             Reader::AlwaysFalse => false,
             Reader::AlwaysTrue => true,
             Reader::FastLocal(g) => g.may_match_hash(self.as_bytes(), hash64(key)),
+            Reader::Ribbon(g) => g.may_match_hash(self.as_bytes(), hash64(key)),
             Reader::Legacy(g) => g.may_match_hash(self.as_bytes(), bloom_hash(key)),
         }
     }
@@ -226,6 +237,7 @@ impl<'a> Filter<'a> {
             Reader::AlwaysFalse => false,
             Reader::AlwaysTrue | Reader::Legacy(_) => true,
             Reader::FastLocal(g) => g.may_match_hash(self.as_bytes(), hash),
+            Reader::Ribbon(g) => g.may_match_hash(self.as_bytes(), hash),
         }
     }
 
@@ -266,6 +278,19 @@ impl<'a> Filter<'a> {
                     }
                 }
             }
+            Reader::Ribbon(g) => {
+                let mut prepared = [crate::ribbon::RibbonPrepared::default(); BATCH];
+                for start in (0..n).step_by(BATCH) {
+                    let m = BATCH.min(n - start);
+                    for (j, p) in prepared[..m].iter_mut().enumerate() {
+                        *p = g.prepare(hash64(key(start + j)));
+                        crate::bloom::prefetch(data, p.byte_range().start);
+                    }
+                    for (j, p) in prepared[..m].iter().enumerate() {
+                        results[start + j] = g.query_prepared(data, p);
+                    }
+                }
+            }
             Reader::Legacy(g) => {
                 let mut hashes = [0u32; BATCH];
                 let mut offs = [0usize; BATCH];
@@ -300,7 +325,12 @@ fn parse(block: &[u8]) -> Result<Reader> {
     let t = &block[len..];
     match t[0] as i8 {
         -1 => parse_fast_local(len, t),
-        -2 => Err(Error::not_supported("Ribbon filter blocks (trailer marker -2) are not supported yet")),
+        -2 => match RibbonGeometry::parse(block) {
+            Ok(Some(g)) => Ok(Reader::Ribbon(g)),
+            // Fewer than 2 blocks: RocksDB reads it as "always true".
+            Ok(None) => Ok(Reader::AlwaysTrue),
+            Err(e) => Err(Error::corruption(e)),
+        },
         probes @ 1..=127 => {
             let num_lines = u32::from_le_bytes([t[1], t[2], t[3], t[4]]);
             LegacyGeometry::parse(len, probes as u32, num_lines)

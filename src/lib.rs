@@ -26,6 +26,7 @@ pub mod ffi;
 mod filter;
 mod hash;
 mod policy;
+mod ribbon;
 pub mod sst;
 
 pub use bloom::{cache_local_fp_rate, choose_num_probes, standard_fp_rate};

@@ -293,6 +293,7 @@ impl RibbonGeometry {
     /// `(lower_num_columns, blocks_with_upper_num_columns)`: blocks
     /// `0..upper_start_block` have `upper_num_columns - 1` columns, the other
     /// `num_blocks - upper_start_block` have `upper_num_columns`.
+    #[cfg(test)]
     pub fn num_columns_fraction(&self) -> (u32, u32) {
         (
             self.upper_num_columns.saturating_sub(1),
@@ -301,6 +302,7 @@ impl RibbonGeometry {
     }
 
     /// Expected FP rate of this geometry (`ExpectedFpRate`).
+    #[cfg(test)]
     pub fn expected_fp_rate(&self) -> f64 {
         Layout {
             num_blocks: self.num_blocks,
