@@ -2,7 +2,10 @@
 # installing the system packages it needs.
 CARGO ?= cargo
 
-.PHONY: build test rust-test header-check c-test demo clean
+.PHONY: build test rust-test header-check c-test sst-test demo clean
+
+# Real SST files are generated at test time by RocksDB itself (never committed).
+SST_FIXTURES ?= $(CURDIR)/target/sst-fixtures
 
 build:
 	$(CARGO) build --release --locked
@@ -21,7 +24,11 @@ rust-test:
 c-test: build
 	$(MAKE) -C c_tests test
 
-test: header-check rust-test c-test
+sst-test: build
+	sst_fixtures/generate.sh $(SST_FIXTURES)
+	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) $(CARGO) test --release --locked --test sst_fixtures -- --ignored --nocapture
+
+test: header-check rust-test c-test sst-test
 
 demo:
 	$(CARGO) run --release --locked -- demo
