@@ -2,6 +2,14 @@
 # installing the system packages it needs.
 CARGO ?= cargo
 
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+MAJOR := $(word 1,$(subst ., ,$(VERSION)))
+MINOR := $(word 2,$(subst ., ,$(VERSION)))
+SOVERSION := $(if $(filter 0,$(MAJOR)),0.$(MINOR),$(MAJOR))
+
+.PHONY: install example-test
 .PHONY: build test rust-test header-check c-test sst-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
@@ -28,7 +36,32 @@ sst-test: build
 	sst_fixtures/generate.sh $(SST_FIXTURES)
 	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) $(CARGO) test --release --locked --test sst_fixtures -- --ignored --nocapture
 
-test: header-check rust-test c-test sst-test
+test: header-check rust-test c-test sst-test example-test
+
+# Installs the shared library (versioned SONAME), the static library, the
+# header and a pkg-config file under $(PREFIX) (DESTDIR is honoured).
+install: build
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 644 include/rocksfilter.h $(DESTDIR)$(PREFIX)/include/rocksfilter.h
+	install -m 755 target/release/librocksfilter.so $(DESTDIR)$(LIBDIR)/librocksfilter.so.$(VERSION)
+	ln -sf librocksfilter.so.$(VERSION) $(DESTDIR)$(LIBDIR)/librocksfilter.so.$(SOVERSION)
+	ln -sf librocksfilter.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/librocksfilter.so
+	install -m 644 target/release/librocksfilter.a $(DESTDIR)$(LIBDIR)/librocksfilter.a
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	  scripts/rocksfilter.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rocksfilter.pc
+	@echo "installed rocksfilter $(VERSION) under $(DESTDIR)$(PREFIX)"
+
+# Installs into a temporary prefix, then builds and runs examples/c through
+# pkg-config, as a user of the installed library would.
+example-test: build
+	@extra=$$(nm -D --defined-only target/release/librocksfilter.so | awk '{print $$3}' | grep -v '^rocksfilter_' || true); \
+	  if [ -n "$$extra" ]; then echo "librocksfilter.so exports non-rocksfilter_ symbols: $$extra"; exit 1; fi; \
+	  echo "symbols: librocksfilter.so exports only rocksfilter_* ($$(nm -D --defined-only target/release/librocksfilter.so | grep -c ' rocksfilter_') symbols), SONAME $$(readelf -d target/release/librocksfilter.so | sed -n 's/.*soname: \[\(.*\)\]/\1/p')"
+	@set -e; tmp=$$(mktemp -d); \
+	$(MAKE) --no-print-directory install PREFIX=$$tmp; \
+	PKG_CONFIG_PATH=$$tmp/lib/pkgconfig $(MAKE) --no-print-directory -C examples/c clean run LD_LIBRARY_PATH=$$tmp/lib; \
+	PKG_CONFIG_PATH=$$tmp/lib/pkgconfig $(MAKE) --no-print-directory -C examples/c clean run-static; \
+	rm -rf $$tmp
 
 demo:
 	$(CARGO) run --release --locked -- demo

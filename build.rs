@@ -17,6 +17,12 @@ fn main() {
          #define ROCKSFILTER_VERSION_STRING \"{major}.{minor}.{patch}\"\n\
          #define ROCKSFILTER_VERSION_NUMBER ({major} * 10000 + {minor} * 100 + {patch})\n"
     );
+    // Versioned SONAME, as cargo-c names it: 0.x releases are compatible
+    // within a minor version, so 0.1.z installs librocksfilter.so.0.1.
+    let soname = if major == "0" { format!("librocksfilter.so.0.{minor}") } else { format!("librocksfilter.so.{major}") };
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
+    }
     config.after_includes = Some(format!("{}{}", versions, config.after_includes.unwrap_or_default()));
     match cbindgen::Builder::new().with_crate(&dir).with_config(config).generate() {
         Ok(bindings) => {

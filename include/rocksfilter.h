@@ -115,6 +115,23 @@ typedef enum {
 #define ROCKSFILTER_SST_FILTER_UNSUPPORTED 3
 
 /**
+ * `Standard128RibbonBitsBuilder::kMaxRibbonEntries`: above this RocksDB
+ * always uses the Bloom builder (keeps num_slots, bytes and the 24-bit
+ * num_blocks comfortably in range).
+ */
+#define MAX_RIBBON_ENTRIES 950000000
+
+/**
+ * `XXPH3FilterBitsBuilder::kMetadataLen`: the trailer length.
+ */
+#define METADATA_LEN 5
+
+/**
+ * Trailer byte 0 for Standard128 Ribbon (`-2` as `char`).
+ */
+#define RIBBON_MARKER 254
+
+/**
  * `kBlockBasedTableMagicNumber`.
  */
 #define BLOCK_BASED_MAGIC 9863518390377041911ull
@@ -149,7 +166,7 @@ typedef struct rocksfilter_filter rocksfilter_filter;
 typedef struct rocksfilter_sst rocksfilter_sst;
 
 /**
- * Geometry of a loaded filter, filled by `rocksfilter_filter_info`.
+ * Geometry of a loaded filter, filled by `rocksfilter_filter_get_info`.
  */
 typedef struct {
   /**
@@ -414,8 +431,8 @@ rocksfilter_kind rocksfilter_filter_kind(const rocksfilter_filter *f);
  * Fills `*out` with the filter's geometry. ROCKSFILTER_INVALID_ARGUMENT on
  * NULL arguments.
  */
-rocksfilter_status rocksfilter_filter_info(const rocksfilter_filter *f,
-                                           rocksfilter_filter_info *out);
+rocksfilter_status rocksfilter_filter_get_info(const rocksfilter_filter *f,
+                                               rocksfilter_filter_info *out);
 
 /**
  * Points `*data` at the filter's block bytes (trailer included) and stores

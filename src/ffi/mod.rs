@@ -77,7 +77,7 @@ pub struct rocksfilter_filter {
     inner: Filter<'static>,
 }
 
-/// Geometry of a loaded filter, filled by `rocksfilter_filter_info`.
+/// Geometry of a loaded filter, filled by `rocksfilter_filter_get_info`.
 #[repr(C)]
 pub struct rocksfilter_filter_info {
     /// A `rocksfilter_kind` value.
@@ -509,7 +509,7 @@ pub unsafe extern "C" fn rocksfilter_filter_kind(f: *const rocksfilter_filter) -
 /// Fills `*out` with the filter's geometry. ROCKSFILTER_INVALID_ARGUMENT on
 /// NULL arguments.
 #[no_mangle]
-pub unsafe extern "C" fn rocksfilter_filter_info(
+pub unsafe extern "C" fn rocksfilter_filter_get_info(
     f: *const rocksfilter_filter,
     out: *mut rocksfilter_filter_info,
 ) -> rocksfilter_status {
