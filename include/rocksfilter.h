@@ -11,7 +11,8 @@
  *   optional `char **errptr` (RocksDB's C API convention): pass NULL to ignore
  *   messages, or the address of a NULL `char *`; on failure it receives a
  *   message saying what was wrong and where, which the caller frees with
- *   rocksfilter_string_free(). On success *errptr is not touched.
+ *   rocksfilter_string_free(). The message starts with the status in words
+ *   ("corruption: ..."). On success *errptr is not touched.
  *
  * NULL: a NULL handle, out-pointer or buffer (with non-zero length) where one
  *   is required gives ROCKSFILTER_INVALID_ARGUMENT. Functions returning bool
@@ -113,39 +114,6 @@ typedef enum {
  * policy or the obsolete block-based filter); every key may match.
  */
 #define ROCKSFILTER_SST_FILTER_UNSUPPORTED 3
-
-/**
- * `Standard128RibbonBitsBuilder::kMaxRibbonEntries`: above this RocksDB
- * always uses the Bloom builder (keeps num_slots, bytes and the 24-bit
- * num_blocks comfortably in range).
- */
-#define MAX_RIBBON_ENTRIES 950000000
-
-/**
- * `XXPH3FilterBitsBuilder::kMetadataLen`: the trailer length.
- */
-#define METADATA_LEN 5
-
-/**
- * Trailer byte 0 for Standard128 Ribbon (`-2` as `char`).
- */
-#define RIBBON_MARKER 254
-
-/**
- * `kBlockBasedTableMagicNumber`.
- */
-#define BLOCK_BASED_MAGIC 9863518390377041911ull
-
-/**
- * A block is followed by a 5-byte trailer: compression type, then a 32-bit
- * checksum of the block *and* the compression byte.
- */
-#define BLOCK_TRAILER_LEN 5
-
-/**
- * checksum type (1) + 40 bytes of handles or extended fields + format_version (4) + magic (8).
- */
-#define FOOTER_LEN 53
 
 /**
  * A filter builder. Owned by one thread at a time; free with
