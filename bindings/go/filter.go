@@ -1,0 +1,332 @@
+package rocksfilter
+
+/*
+#include <stdlib.h>
+#include "rocksfilter.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Kind says what a loaded filter block holds.
+type Kind int
+
+const (
+	// AlwaysFalse is a block of 5 bytes or fewer: no keys, every query
+	// answers false.
+	AlwaysFalse Kind = 0
+	// AlwaysTrue is a reserved or future format: every query answers true
+	// (RocksDB's rule). Closed filters report it too.
+	AlwaysTrue        Kind = 1
+	FastLocalBloom    Kind = 2 // written by the Bloom policy
+	Standard128Ribbon Kind = 3 // written by the Ribbon policy
+	LegacyBloomKind   Kind = 4 // written by the LegacyBloom policy
+)
+
+// String returns the kind name, e.g. "FastLocalBloom".
+func (k Kind) String() string {
+	switch k {
+	case AlwaysFalse:
+		return "AlwaysFalse"
+	case AlwaysTrue:
+		return "AlwaysTrue"
+	case FastLocalBloom:
+		return "FastLocalBloom"
+	case Standard128Ribbon:
+		return "Standard128Ribbon"
+	case LegacyBloomKind:
+		return "LegacyBloom"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Info is the geometry of a loaded filter (rocksfilter_filter_info).
+type Info struct {
+	Kind Kind
+	// Bytes is the whole block length, 5-byte trailer included.
+	Bytes int
+	// NumProbes is the number of probes per key (Bloom kinds; else 0).
+	NumProbes int
+	// NumLines is the number of cache lines (LegacyBloom; else 0).
+	NumLines int
+	// LineBytes is the cache-line size the block was written with (Bloom
+	// kinds).
+	LineBytes int
+	// NumBlocks is the number of 128-slot blocks (Ribbon; else 0).
+	NumBlocks int
+	// Seed is the hash seed (0..255) the Ribbon builder settled on.
+	Seed int
+	// LowerNumColumns is the number of solution columns per slot in Ribbon
+	// blocks before UpperStartBlock; blocks from there on have one more.
+	LowerNumColumns int
+	// UpperStartBlock is the first Ribbon block with LowerNumColumns+1
+	// columns.
+	UpperStartBlock int
+}
+
+// A Filter is a loaded, immutable filter block. It may be queried from
+// many goroutines at once; Close must not run concurrently with a query.
+// Close it when done; a finalizer frees a leaked Filter, but Close frees
+// it (and unpins or frees the memory behind it) at once.
+//
+// On a closed Filter, queries answer true, Kind returns AlwaysTrue, Info
+// returns Info{Kind: AlwaysTrue}, EstimatedFPRate returns 1 and Bytes
+// returns nil.
+type Filter struct {
+	ptr    *C.rocksfilter_filter
+	pinner runtime.Pinner // LoadBorrowed: pins the caller's block
+	mem    *cBuf          // filters of OpenSSTMemory files: the file copy
+}
+
+func newFilter(ptr *C.rocksfilter_filter) *Filter {
+	f := &Filter{ptr: ptr}
+	runtime.SetFinalizer(f, (*Filter).Close)
+	return f
+}
+
+// Load loads a filter block, copying it into C memory: block may be
+// modified or dropped right after. Blocks of 5 bytes or fewer (including
+// an empty one) load as AlwaysFalse; reserved or unknown formats as
+// AlwaysTrue; a block whose declared geometry does not fit its length is
+// an error matching [ErrCorruption].
+func Load(block []byte) (*Filter, error) {
+	var out *C.rocksfilter_filter
+	var msg *C.char
+	p, n := keyArg(block)
+	st := C.rocksfilter_filter_load(p, n, &out, &msg)
+	if err := statusError("Load", st, msg); err != nil {
+		return nil, err
+	}
+	return newFilter(out), nil
+}
+
+// LoadBorrowed is [Load] without the copy: the filter reads block in
+// place. Because the C library keeps a pointer to block, LoadBorrowed pins
+// block's backing array with a [runtime.Pinner] (as the cgo pointer rules
+// require) until the Filter is closed or finalized. Until then the caller
+// must not modify block, and its whole backing array stays allocated even
+// if the caller drops every other reference to it. Memory not allocated
+// by Go (e.g. from mmap) is accepted and left as is; it must stay mapped
+// until Close.
+func LoadBorrowed(block []byte) (*Filter, error) {
+	f := &Filter{}
+	p, n := keyArg(block)
+	if p != nil {
+		f.pinner.Pin(p)
+	}
+	var out *C.rocksfilter_filter
+	var msg *C.char
+	st := C.rocksfilter_filter_load_borrowed(p, n, &out, &msg)
+	if err := statusError("LoadBorrowed", st, msg); err != nil {
+		f.pinner.Unpin()
+		return nil, err
+	}
+	f.ptr = out
+	runtime.SetFinalizer(f, (*Filter).Close)
+	return f, nil
+}
+
+// MayMatch reports whether key may have been added. false is definite;
+// true may be a false positive.
+func (f *Filter) MayMatch(key []byte) bool {
+	if f == nil || f.ptr == nil {
+		return true
+	}
+	p, n := keyArg(key)
+	r := C.rocksfilter_filter_may_match(f.ptr, p, n)
+	runtime.KeepAlive(f)
+	return bool(r)
+}
+
+// MayMatchHash is MayMatch for a key given by its [Hash64]. On a
+// LegacyBloom filter, built from a different 32-bit hash, it always
+// answers true; use MayMatch there.
+func (f *Filter) MayMatchHash(h uint64) bool {
+	if f == nil || f.ptr == nil {
+		return true
+	}
+	r := C.rocksfilter_filter_may_match_hash(f.ptr, C.uint64_t(h))
+	runtime.KeepAlive(f)
+	return bool(r)
+}
+
+// packBuf holds the scratch memory of a batch query.
+type packBuf struct {
+	buf  []byte
+	offs []C.size_t
+}
+
+var packPool = sync.Pool{New: func() any { return new(packBuf) }}
+
+// MayMatchBatch answers MayMatch for every key: result i answers keys[i].
+// It copies the keys into one packed buffer and makes a single C call,
+// which hashes and prefetches ahead of probing, so it costs much less per
+// key than a loop of MayMatch calls.
+func (f *Filter) MayMatchBatch(keys [][]byte) []bool {
+	res := make([]bool, len(keys))
+	if len(keys) == 0 {
+		return res
+	}
+	if f == nil || f.ptr == nil {
+		for i := range res {
+			res[i] = true
+		}
+		return res
+	}
+	total := 0
+	for _, k := range keys {
+		total += len(k)
+	}
+	pb := packPool.Get().(*packBuf)
+	if cap(pb.buf) < total {
+		pb.buf = make([]byte, total)
+	}
+	if cap(pb.offs) < len(keys)+1 {
+		pb.offs = make([]C.size_t, len(keys)+1)
+	}
+	buf, offs := pb.buf[:total], pb.offs[:len(keys)+1]
+	pos := 0
+	for i, k := range keys {
+		offs[i] = C.size_t(pos)
+		pos += copy(buf[pos:], k)
+	}
+	offs[len(keys)] = C.size_t(pos)
+	bp, bn := keyArg(buf)
+	st := C.rocksfilter_filter_may_match_packed(f.ptr, bp, bn, &offs[0], C.size_t(len(keys)),
+		(*C.bool)(unsafe.Pointer(&res[0])), nil)
+	runtime.KeepAlive(f)
+	if cap(pb.buf) <= 1<<20 {
+		packPool.Put(pb)
+	}
+	if st != C.ROCKSFILTER_OK {
+		// Unreachable (offsets are well formed); never give a false negative.
+		for i := range res {
+			res[i] = true
+		}
+	}
+	return res
+}
+
+// Kind returns what the block holds (AlwaysTrue on a closed Filter).
+func (f *Filter) Kind() Kind {
+	if f == nil || f.ptr == nil {
+		return AlwaysTrue
+	}
+	k := C.rocksfilter_filter_kind(f.ptr)
+	runtime.KeepAlive(f)
+	return Kind(k)
+}
+
+// Info returns the filter's geometry (Info{Kind: AlwaysTrue} on a closed
+// Filter).
+func (f *Filter) Info() Info {
+	if f == nil || f.ptr == nil {
+		return Info{Kind: AlwaysTrue}
+	}
+	var ci C.rocksfilter_filter_info
+	st := C.rocksfilter_filter_get_info(f.ptr, &ci)
+	runtime.KeepAlive(f)
+	if st != C.ROCKSFILTER_OK {
+		return Info{Kind: AlwaysTrue}
+	}
+	return Info{
+		Kind:            Kind(ci.kind),
+		Bytes:           int(ci.bytes),
+		NumProbes:       int(ci.num_probes),
+		NumLines:        int(ci.num_lines),
+		LineBytes:       int(ci.line_bytes),
+		NumBlocks:       int(ci.num_blocks),
+		Seed:            int(ci.seed),
+		LowerNumColumns: int(ci.lower_num_columns),
+		UpperStartBlock: int(ci.upper_start_block),
+	}
+}
+
+// EstimatedFPRate returns RocksDB's estimate of the false-positive rate of
+// this filter if it holds numKeys keys: 0 for AlwaysFalse, 1 for AlwaysTrue
+// or a closed Filter.
+func (f *Filter) EstimatedFPRate(numKeys int) float64 {
+	if f == nil || f.ptr == nil {
+		return 1
+	}
+	if numKeys < 0 {
+		numKeys = 0
+	}
+	r := C.rocksfilter_filter_estimated_fp_rate(f.ptr, C.size_t(numKeys))
+	runtime.KeepAlive(f)
+	return float64(r)
+}
+
+// Bytes returns a copy of the filter's block (trailer included), or nil
+// on a closed Filter.
+func (f *Filter) Bytes() []byte {
+	if f == nil || f.ptr == nil {
+		return nil
+	}
+	var p *C.uint8_t
+	var n C.size_t
+	st := C.rocksfilter_filter_data(f.ptr, &p, &n)
+	var out []byte
+	if st == C.ROCKSFILTER_OK {
+		out = cCopy(p, n)
+	}
+	runtime.KeepAlive(f)
+	return out
+}
+
+// Close frees the filter and releases the memory behind it. It is safe
+// to call more than once and always returns nil.
+func (f *Filter) Close() error {
+	if f == nil || f.ptr == nil {
+		return nil
+	}
+	C.rocksfilter_filter_free(f.ptr)
+	f.ptr = nil
+	f.pinner.Unpin()
+	if f.mem != nil {
+		f.mem.release()
+		f.mem = nil
+	}
+	runtime.SetFinalizer(f, nil)
+	return nil
+}
+
+// cBuf is C memory shared by an SST opened from memory and the filters
+// obtained from it; it is freed when the last of them is closed.
+type cBuf struct {
+	p    unsafe.Pointer
+	n    int
+	refs atomic.Int64
+}
+
+// newCBuf copies data into C memory with one reference.
+func newCBuf(data []byte) *cBuf {
+	c := &cBuf{n: len(data)}
+	if len(data) > 0 {
+		c.p = C.malloc(C.size_t(len(data)))
+		if c.p == nil {
+			panic("rocksfilter: out of C memory")
+		}
+		copy(unsafe.Slice((*byte)(c.p), len(data)), data)
+	}
+	c.refs.Store(1)
+	return c
+}
+
+func (c *cBuf) acquire() { c.refs.Add(1) }
+
+func (c *cBuf) release() {
+	switch r := c.refs.Add(-1); {
+	case r == 0:
+		C.free(c.p)
+		c.p = nil
+	case r < 0:
+		panic("rocksfilter: cBuf released too often")
+	}
+}

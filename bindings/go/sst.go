@@ -1,0 +1,271 @@
+package rocksfilter
+
+/*
+#include <stdlib.h>
+#include "rocksfilter.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// SSTFilterType says what filter an SST file has.
+type SSTFilterType int
+
+const (
+	SSTFilterNone        SSTFilterType = 0 // no filter
+	SSTFilterFull        SSTFilterType = 1 // one full filter block
+	SSTFilterPartitioned SSTFilterType = 2 // a partitioned filter
+	// SSTFilterUnsupported is a filter this library cannot read (custom
+	// policy or the obsolete block-based filter): every key may match.
+	// Closed handles report it too.
+	SSTFilterUnsupported SSTFilterType = 3
+)
+
+// String returns the filter type name, e.g. "full".
+func (t SSTFilterType) String() string {
+	switch t {
+	case SSTFilterNone:
+		return "none"
+	case SSTFilterFull:
+		return "full"
+	case SSTFilterPartitioned:
+		return "partitioned"
+	case SSTFilterUnsupported:
+		return "unsupported"
+	}
+	return "SSTFilterType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// SSTProperties are an SST file's format and table properties
+// (rocksfilter_sst_properties). Numbers are 0 and strings empty when
+// absent.
+type SSTProperties struct {
+	FormatVersion int // footer format_version (2 to 7)
+	// ChecksumType is the block checksum type: 0 none, 1 crc32c,
+	// 2 xxhash32, 3 xxhash64, 4 xxh3.
+	ChecksumType      int
+	FilterType        SSTFilterType
+	NumPartitions     int  // filter partitions: 1 for a full filter, 0 without filter
+	WholeKeyFiltering bool // whole keys were added to the filter
+	HasPrefixFilter   bool // PrefixMayMatch can answer from the filter
+	NumEntries        uint64
+	NumFilterEntries  uint64
+	FilterSize        uint64 // bytes of filter (all partitions), as recorded by RocksDB
+	CreationTime      uint64
+	FileCreationTime  uint64
+	FilterPolicy      string // rocksdb.filter.policy, e.g. "bloomfilter" or "ribbonfilter"
+	Comparator        string // rocksdb.comparator, e.g. "leveldb.BytewiseComparator"
+	PrefixExtractor   string // rocksdb.prefix.extractor.name, e.g. "rocksdb.FixedPrefix.4"
+	FilterBlockName   string // metaindex name of the filter block
+}
+
+// An SST is an opened RocksDB SST file's filter. It may be queried from
+// many goroutines at once; Close must not run concurrently with a query.
+// Close it when done; a finalizer frees a leaked SST, but Close frees it
+// (and unmaps the file or frees its copy) at once.
+//
+// On a closed SST, MayMatch answers true, PrefixMayMatch and FullFilter
+// return an error matching [ErrClosed], FilterType returns
+// SSTFilterUnsupported, Properties returns the zero value with FilterType
+// SSTFilterUnsupported, and Property returns nil, false.
+type SST struct {
+	ptr *C.rocksfilter_sst
+	mem *cBuf // OpenSSTMemory: the C copy of the file
+}
+
+func newSST(ptr *C.rocksfilter_sst, mem *cBuf) *SST {
+	s := &SST{ptr: ptr, mem: mem}
+	runtime.SetFinalizer(s, (*SST).Close)
+	return s
+}
+
+// OpenSST opens the SST file at path, memory-mapping it (filter bytes are
+// never copied), and verifies the footer and every block it reads. The
+// file must not be modified or truncated while the SST or a filter from
+// its FullFilter is open. Errors match [ErrIOError], [ErrCorruption] (the
+// message says what and at which offset) or [ErrNotSupported] (e.g.
+// PlainTable files).
+func OpenSST(path string) (*SST, error) {
+	if strings.IndexByte(path, 0) >= 0 {
+		return nil, &Error{Status: StatusInvalidArgument, Op: "OpenSST", Msg: "invalid argument: path contains a NUL byte"}
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var out *C.rocksfilter_sst
+	var msg *C.char
+	st := C.rocksfilter_sst_open(cpath, &out, &msg)
+	if err := statusError("OpenSST", st, msg); err != nil {
+		return nil, err
+	}
+	return newSST(out, nil), nil
+}
+
+// OpenSSTMemory reads an SST file held in memory. Because the C library
+// reads the file in place for as long as the handle (and any filter from
+// FullFilter) lives, and may not keep pointers to Go memory, data is
+// copied once into C memory owned by the SST; filters from FullFilter
+// share that copy, which is freed when the SST and all of them are
+// closed. data may be modified or dropped right after the call. Errors as
+// [OpenSST].
+func OpenSSTMemory(data []byte) (*SST, error) {
+	mem := newCBuf(data)
+	var out *C.rocksfilter_sst
+	var msg *C.char
+	st := C.rocksfilter_sst_open_memory((*C.uint8_t)(mem.p), C.size_t(mem.n), &out, &msg)
+	if err := statusError("OpenSSTMemory", st, msg); err != nil {
+		mem.release()
+		return nil, err
+	}
+	return newSST(out, mem), nil
+}
+
+// MayMatch reports whether the file can hold key; false is definite. It
+// answers as RocksDB's Get consults the filter: by the whole key, or by
+// its prefix when the file was written without whole-key filtering. Files
+// without a readable filter answer true.
+func (s *SST) MayMatch(key []byte) bool {
+	if s == nil || s.ptr == nil {
+		return true
+	}
+	p, n := keyArg(key)
+	r := C.rocksfilter_sst_may_match(s.ptr, p, n)
+	runtime.KeepAlive(s)
+	return bool(r)
+}
+
+// PrefixMayMatch reports whether the file can hold a key with this prefix,
+// given exactly as the file's prefix extractor produces it. The error
+// matches [ErrNotSupported] when the file has no prefix filter and
+// [ErrInvalidArgument] when the prefix cannot come from the file's
+// extractor (e.g. the wrong length for rocksdb.FixedPrefix.N); the answer
+// is then true.
+func (s *SST) PrefixMayMatch(prefix []byte) (bool, error) {
+	if s == nil || s.ptr == nil {
+		return true, closedError("SST.PrefixMayMatch")
+	}
+	p, n := keyArg(prefix)
+	var r C.bool
+	var msg *C.char
+	st := C.rocksfilter_sst_prefix_may_match(s.ptr, p, n, &r, &msg)
+	runtime.KeepAlive(s)
+	if err := statusError("SST.PrefixMayMatch", st, msg); err != nil {
+		return true, err
+	}
+	return bool(r), nil
+}
+
+// FullFilter returns the file's full filter as a Filter sharing the
+// file's bytes (no copy). It stays valid after the SST is closed; close
+// it separately. The error matches [ErrNotFound] when the filter is
+// partitioned or absent, and [ErrNotSupported] when it is of a kind this
+// library cannot read.
+func (s *SST) FullFilter() (*Filter, error) {
+	if s == nil || s.ptr == nil {
+		return nil, closedError("SST.FullFilter")
+	}
+	var out *C.rocksfilter_filter
+	var msg *C.char
+	st := C.rocksfilter_sst_full_filter(s.ptr, &out, &msg)
+	runtime.KeepAlive(s)
+	if err := statusError("SST.FullFilter", st, msg); err != nil {
+		return nil, err
+	}
+	f := newFilter(out)
+	if s.mem != nil {
+		s.mem.acquire()
+		f.mem = s.mem
+	}
+	return f, nil
+}
+
+// FilterType returns what filter the file has.
+func (s *SST) FilterType() SSTFilterType {
+	if s == nil || s.ptr == nil {
+		return SSTFilterUnsupported
+	}
+	t := C.rocksfilter_sst_filter_type(s.ptr)
+	runtime.KeepAlive(s)
+	return SSTFilterType(t)
+}
+
+// Properties returns the file's format and table properties, copied into
+// Go memory.
+func (s *SST) Properties() SSTProperties {
+	if s == nil || s.ptr == nil {
+		return SSTProperties{FilterType: SSTFilterUnsupported}
+	}
+	var cp C.rocksfilter_sst_properties
+	st := C.rocksfilter_sst_get_properties(s.ptr, &cp)
+	if st != C.ROCKSFILTER_OK {
+		runtime.KeepAlive(s)
+		return SSTProperties{FilterType: SSTFilterUnsupported}
+	}
+	p := SSTProperties{
+		FormatVersion:     int(cp.format_version),
+		ChecksumType:      int(cp.checksum_type),
+		FilterType:        SSTFilterType(cp.filter_type),
+		NumPartitions:     int(cp.num_partitions),
+		WholeKeyFiltering: bool(cp.whole_key_filtering),
+		HasPrefixFilter:   bool(cp.has_prefix_filter),
+		NumEntries:        uint64(cp.num_entries),
+		NumFilterEntries:  uint64(cp.num_filter_entries),
+		FilterSize:        uint64(cp.filter_size),
+		CreationTime:      uint64(cp.creation_time),
+		FileCreationTime:  uint64(cp.file_creation_time),
+		FilterPolicy:      goString(cp.filter_policy),
+		Comparator:        goString(cp.comparator),
+		PrefixExtractor:   goString(cp.prefix_extractor),
+		FilterBlockName:   goString(cp.filter_block_name),
+	}
+	// The strings are owned by the handle: copy them before it may go.
+	runtime.KeepAlive(s)
+	return p
+}
+
+// Property returns a copy of the raw bytes of the table property name,
+// e.g. "rocksdb.num.entries" (a varint) or "rocksdb.comparator" (a
+// string), and whether the file has it.
+func (s *SST) Property(name string) ([]byte, bool) {
+	if s == nil || s.ptr == nil || strings.IndexByte(name, 0) >= 0 {
+		return nil, false
+	}
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	var n C.size_t
+	p := C.rocksfilter_sst_property(s.ptr, cname, &n)
+	var out []byte
+	if p != nil {
+		out = cCopy(p, n)
+	}
+	runtime.KeepAlive(s)
+	return out, p != nil
+}
+
+// Close frees the SST (unmapping the file, or releasing the copy made by
+// OpenSSTMemory once no filter from FullFilter uses it). It is safe to
+// call more than once and always returns nil.
+func (s *SST) Close() error {
+	if s == nil || s.ptr == nil {
+		return nil
+	}
+	C.rocksfilter_sst_free(s.ptr)
+	s.ptr = nil
+	if s.mem != nil {
+		s.mem.release()
+		s.mem = nil
+	}
+	runtime.SetFinalizer(s, nil)
+	return nil
+}
+
+func goString(p *C.char) string {
+	if p == nil {
+		return ""
+	}
+	return C.GoString(p)
+}
