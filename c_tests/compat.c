@@ -1,7 +1,12 @@
 /*
  * rocksfilter C compatibility test against real RocksDB.
  *
- *   build/compat {bloom|legacy|ribbon|all} [-v] [-k]
+ *   build/compat {bloom|legacy|ribbon|prefix|all}... [-v] [-k]
+ *
+ * Groups: bloom (format_version 5 FastLocalBloom), legacy (format_version 4
+ * legacy Bloom), ribbon (ribbon_hybrid(bpk, -1)), prefix (all three policies
+ * with a fixed-length prefix extractor: RocksDB adds key and prefix, we call
+ * rocksfilter_builder_add_key_and_alt). "all" = all four.
  *
  * For each case: generate deterministic keys, write an SST with RocksDB
  * 7.8.3's SstFileWriter, extract its full filter block, build the same filter
@@ -36,11 +41,15 @@ typedef enum { G_BLOOM = 0, G_LEGACY, G_RIBBON, G_COUNT } group;
 
 static const char *group_name[G_COUNT] = {"bloom", "legacy", "ribbon"};
 
+typedef enum { SPECIAL_NONE = 0, SPECIAL_LEGACY_HASH_COLLISION = 1 } special_keys;
+
 typedef struct {
-    group g;
+    group g; /* policy */
     double bpk;
     size_t nkeys;
     key_shape shape;
+    size_t prefix_len;    /* > 0: fixed prefix extractor, add_key_and_alt */
+    special_keys special; /* special key set */
 } compat_case;
 
 static int passed, failed;
@@ -123,7 +132,260 @@ static int group_fv(group g) { return g == G_LEGACY ? 4 : 5; }
 
 static int not_supported_seen[G_COUNT];
 
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Key set with two keys that share RocksDB's legacy 32-bit BloomHash and are
+ * adjacent in sorted order (RocksDB's builders de-duplicate adjacent equal
+ * hashes, so the legacy builder records one entry for both, which changes
+ * the filter size), plus up to nfill random 8-byte keys not sorting between
+ * them. */
+static int collision_keyset(keyset *ks, size_t nfill, uint64_t seed) {
+    enum { N = 1 << 19 };
+    uint64_t *hk = malloc(N * sizeof *hk); /* hash << 32 | index */
+    uint64_t *raw = malloc(N * sizeof *raw);
+    if (!hk || !raw) {
+        free(hk);
+        free(raw);
+        return -1;
+    }
+    uint64_t st = seed;
+    for (size_t i = 0; i < N; i++) {
+        raw[i] = prng_next(&st);
+        hk[i] = (uint64_t)oracle_bloom_hash((const uint8_t *)&raw[i], 8) << 32 | i;
+    }
+    qsort(hk, N, sizeof *hk, cmp_u64);
+    size_t a = N, b = N;
+    for (size_t i = 1; i < N && a == N; i++)
+        if (hk[i] >> 32 == hk[i - 1] >> 32 && raw[hk[i] & 0xffffffffu] != raw[hk[i - 1] & 0xffffffffu]) {
+            a = (size_t)(hk[i - 1] & 0xffffffffu);
+            b = (size_t)(hk[i] & 0xffffffffu);
+        }
+    free(hk);
+    if (a == N) {
+        free(raw);
+        return -1;
+    }
+    uint8_t ka[8], kb[8];
+    memcpy(ka, &raw[a], 8);
+    memcpy(kb, &raw[b], 8);
+    size_t n = nfill + 2;
+    const uint8_t **keys = malloc(n * sizeof *keys);
+    size_t *lens = malloc(n * sizeof *lens);
+    if (!keys || !lens) return -1;
+    keys[0] = ka;
+    keys[1] = kb;
+    lens[0] = lens[1] = 8;
+    for (size_t i = 0; i < nfill; i++) {
+        keys[2 + i] = (const uint8_t *)&raw[(a + b + 1 + 7919 * i) % N];
+        lens[2 + i] = 8;
+    }
+    keyset tmp;
+    int rc = keyset_from(&tmp, keys, lens, n);
+    free(keys);
+    free(lens);
+    free(raw);
+    if (rc) return rc;
+    keyset_sort_dedup(&tmp);
+    size_t ia = tmp.n, ib = tmp.n;
+    for (size_t i = 0; i < tmp.n; i++) {
+        if (!memcmp(keyset_key(&tmp, i), ka, 8)) ia = i;
+        if (!memcmp(keyset_key(&tmp, i), kb, 8)) ib = i;
+    }
+    if (ia > ib) {
+        size_t t = ia;
+        ia = ib;
+        ib = t;
+    }
+    /* drop keys strictly between the colliding pair */
+    size_t m = 0;
+    for (size_t i = 0; i < tmp.n; i++) {
+        if (i > ia && i < ib) continue;
+        tmp.off[m] = tmp.off[i];
+        tmp.len[m] = tmp.len[i];
+        tmp.ptr[m] = tmp.ptr[i];
+        m++;
+    }
+    tmp.n = m;
+    *ks = tmp;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
+
+/* How keys reach the filter bits builder with a prefix extractor (whole-key
+ * filtering on). RocksDB 7.8.3 FullFilterBlockBuilder::Add: AddKey(key)
+ * unless equal to the last whole key, then AddKey(prefix) unless equal to
+ * the last prefix; the bits builder drops a hash equal to the previous one.
+ * Newer RocksDB (the 11.12 source here) instead calls AddKeyAndAlt(key, prefix): alt
+ * first unless equal to the previous alt, the key or the previous entry;
+ * then the key unless equal to the previous entry or previous alt. Without
+ * a prefix extractor both are AddKey(key) per key. */
+typedef enum { STYLE_ROCKSDB_7 = 0, STYLE_ADD_KEY_AND_ALT = 1 } feed_style;
+
+static uint64_t entry_hash(const compat_case *c, const uint8_t *k, size_t kl) {
+    return c->g == G_LEGACY ? oracle_bloom_hash(k, kl) : oracle_hash64(k, kl);
+}
+
+/* The exact entry sequence RocksDB's bits builder records; returns its
+ * length, *out malloc()ed. */
+static size_t entry_sequence(const keyset *ks, const compat_case *c, feed_style style, uint64_t **out) {
+    size_t plen = c->prefix_len, m = 0;
+    uint64_t *h = malloc((2 * ks->n + 1) * sizeof *h);
+    if (!h) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+#define PUSH(x)                                   \
+    do {                                          \
+        uint64_t x_ = (x);                        \
+        if (m == 0 || h[m - 1] != x_) h[m++] = x_; \
+    } while (0)
+    const uint8_t *last_key = NULL, *last_prefix = NULL;
+    size_t last_key_len = 0;
+    int have_prev_alt = 0;
+    uint64_t prev_alt = 0;
+    for (size_t i = 0; i < ks->n; i++) {
+        const uint8_t *k = keyset_key(ks, i);
+        size_t kl = ks->len[i];
+        uint64_t hk = entry_hash(c, k, kl);
+        if (!plen || kl < plen) {
+            PUSH(hk);
+            continue;
+        }
+        uint64_t hp = entry_hash(c, k, plen);
+        if (style == STYLE_ROCKSDB_7) {
+            if (!last_key || last_key_len != kl || memcmp(last_key, k, kl) != 0) PUSH(hk);
+            last_key = k;
+            last_key_len = kl;
+            if (!last_prefix || memcmp(last_prefix, k, plen) != 0) PUSH(hp);
+            last_prefix = k;
+        } else {
+            /* XXPH3FilterBitsBuilder / LegacyBloomBitsBuilder::AddKeyAndAlt */
+            int have_prev_key = m > 0;
+            uint64_t prev_key = have_prev_key ? h[m - 1] : 0;
+            int had_prev_alt = have_prev_alt;
+            uint64_t old_prev_alt = prev_alt;
+            if (!(had_prev_alt && hp == old_prev_alt) && hp != hk && !(have_prev_key && hp == prev_key))
+                h[m++] = hp; /* AddHash: no further de-duplication */
+            have_prev_alt = 1;
+            prev_alt = hp;
+            if (!(have_prev_key && hk == prev_key) && !(had_prev_alt && hk == old_prev_alt)) h[m++] = hk;
+        }
+    }
+#undef PUSH
+    *out = h;
+    return m;
+}
+
+/* Feeds the keys to our builder in RocksDB 7.8.3's order with add_key. */
+static void feed_rocksdb7(rocksfilter_builder *b, const keyset *ks, size_t plen) {
+    const uint8_t *last_key = NULL, *last_prefix = NULL;
+    size_t last_key_len = 0;
+    for (size_t i = 0; i < ks->n; i++) {
+        const uint8_t *k = keyset_key(ks, i);
+        size_t kl = ks->len[i];
+        if (!plen || kl < plen) {
+            rocksfilter_builder_add_key(b, k, kl);
+            continue;
+        }
+        if (!last_key || last_key_len != kl || memcmp(last_key, k, kl) != 0) rocksfilter_builder_add_key(b, k, kl);
+        last_key = k;
+        last_key_len = kl;
+        if (!last_prefix || memcmp(last_prefix, k, plen) != 0) rocksfilter_builder_add_key(b, k, plen);
+        last_prefix = k;
+    }
+}
+
+/* Feeds the keys with add_key_and_alt(key, prefix) (newer RocksDB order, as in the 11.12 source). */
+static void feed_key_and_alt(rocksfilter_builder *b, const keyset *ks, size_t plen) {
+    for (size_t i = 0; i < ks->n; i++) {
+        const uint8_t *k = keyset_key(ks, i);
+        size_t kl = ks->len[i];
+        if (plen && kl >= plen)
+            rocksfilter_builder_add_key_and_alt(b, k, kl, k, plen);
+        else
+            rocksfilter_builder_add_key(b, k, kl);
+    }
+}
+
+/* rocksfilter's SST reader vs our extractor and RocksDB's write options. */
+static void check_sst(msgbuf *m, const rocksfilter_sst *sst, const compat_case *c, int fv,
+                      const sst_filter_info *info) {
+    rocksfilter_sst_properties p;
+    memset(&p, 0, sizeof p);
+    rocksfilter_status st = rocksfilter_sst_get_properties(sst, &p);
+    if (st != ROCKSFILTER_OK) {
+        msg(m, "sst_get_properties -> %s", status_name(st));
+        return;
+    }
+    if (p.format_version != (uint32_t)fv) msg(m, "sst properties: format_version=%u", p.format_version);
+    if (p.checksum_type != info->checksum_type)
+        msg(m, "sst properties: checksum_type=%u, footer says %u", p.checksum_type, info->checksum_type);
+    if (p.filter_type != ROCKSFILTER_SST_FILTER_FULL || p.num_partitions != 1)
+        msg(m, "sst properties: filter_type=%u num_partitions=%u", p.filter_type, p.num_partitions);
+    if (!p.filter_block_name || strcmp(p.filter_block_name, SST_FULL_FILTER_KEY) != 0)
+        msg(m, "sst properties: filter_block_name=%s", p.filter_block_name ? p.filter_block_name : "(null)");
+    if (!p.whole_key_filtering) msg(m, "sst properties: whole_key_filtering false");
+    if (p.filter_size != info->filter_len)
+        msg(m, "sst properties: filter_size=%llu, block is %zu bytes", (unsigned long long)p.filter_size,
+            info->filter_len);
+    if (c->prefix_len) {
+        char want[64];
+        snprintf(want, sizeof want, "rocksdb.FixedPrefix.%zu", c->prefix_len);
+        if (!p.has_prefix_filter || !p.prefix_extractor || strcmp(p.prefix_extractor, want) != 0)
+            msg(m, "sst properties: has_prefix_filter=%d prefix_extractor=%s (want %s)", p.has_prefix_filter,
+                p.prefix_extractor ? p.prefix_extractor : "(null)", want);
+    } else if (p.has_prefix_filter) {
+        msg(m, "sst properties: has_prefix_filter without a prefix extractor");
+    }
+    rocksfilter_filter *f = NULL;
+    st = rocksfilter_sst_full_filter(sst, &f, NULL);
+    if (st != ROCKSFILTER_OK) {
+        msg(m, "sst_full_filter -> %s", status_name(st));
+        return;
+    }
+    const uint8_t *d = NULL;
+    size_t dl = 0;
+    st = rocksfilter_filter_data(f, &d, &dl);
+    if (st != ROCKSFILTER_OK || dl != info->filter_len || (dl && memcmp(d, info->filter, dl) != 0))
+        msg(m, "sst_full_filter bytes differ from the extracted block (%s, %zu vs %zu bytes)", status_name(st), dl,
+            info->filter_len);
+    rocksfilter_filter_free(f);
+}
+
+/* rocksfilter_filter_get_info vs the trailer. */
+static void check_info(msgbuf *m, const rocksfilter_filter *f, const uint8_t *b, size_t len, int okind) {
+    rocksfilter_filter_info fi;
+    memset(&fi, 0, sizeof fi);
+    rocksfilter_status st = rocksfilter_filter_get_info(f, &fi);
+    if (st != ROCKSFILTER_OK) {
+        msg(m, "filter_get_info -> %s", status_name(st));
+        return;
+    }
+    if ((int)fi.kind != okind || fi.bytes != len) msg(m, "get_info: kind=%u bytes=%llu", fi.kind, (unsigned long long)fi.bytes);
+    if (len <= 5) return;
+    int8_t mk = (int8_t)b[len - 5];
+    if (okind == ROCKSFILTER_KIND_FAST_LOCAL_BLOOM && (fi.num_probes != (uint32_t)(b[len - 3] & 31) || fi.line_bytes != 64))
+        msg(m, "get_info: num_probes=%u line_bytes=%u", fi.num_probes, fi.line_bytes);
+    if (okind == ROCKSFILTER_KIND_LEGACY_BLOOM) {
+        uint32_t lines = (uint32_t)b[len - 4] | (uint32_t)b[len - 3] << 8 | (uint32_t)b[len - 2] << 16 |
+                         (uint32_t)b[len - 1] << 24;
+        if (fi.num_probes != (uint32_t)mk || fi.num_lines != lines || fi.line_bytes * lines != len - 5)
+            msg(m, "get_info: num_probes=%u num_lines=%u line_bytes=%u", fi.num_probes, fi.num_lines, fi.line_bytes);
+    }
+    if (okind == ROCKSFILTER_KIND_STANDARD128_RIBBON) {
+        uint32_t blocks = (uint32_t)b[len - 3] | (uint32_t)b[len - 2] << 8 | (uint32_t)b[len - 1] << 16;
+        if (fi.seed != b[len - 4] || fi.num_blocks != blocks) msg(m, "get_info: seed=%u num_blocks=%u", fi.seed, fi.num_blocks);
+        /* solution bytes = 16 * (num_blocks * lower_cols + (num_blocks - upper_start)) */
+        uint64_t segs = (uint64_t)blocks * fi.lower_num_columns + (blocks - fi.upper_start_block);
+        if (fi.upper_start_block > blocks || segs != (len - 5) / 16)
+            msg(m, "get_info: lower_num_columns=%u upper_start_block=%u inconsistent with %zu data bytes",
+                fi.lower_num_columns, fi.upper_start_block, len - 5);
+    }
+}
 
 static void run_case(const compat_case *c, unsigned case_no) {
     msgbuf m = {{0}, 0};
@@ -131,14 +393,35 @@ static void run_case(const compat_case *c, unsigned case_no) {
     int fv = group_fv(c->g);
     char label[200];
     keyset ks;
-    uint64_t seed = 0x5eed0000ULL + (uint64_t)c->g * 100003ULL + case_no;
-    if (keyset_generate(&ks, c->shape, c->nkeys, seed) != 0) {
-        fprintf(stderr, "out of memory generating keys\n");
-        exit(2);
+    /* seed from the case parameters only, so a case reproduces whatever
+     * groups are selected */
+    uint64_t seed = 0x5eed0000ULL;
+    {
+        uint64_t mix[6] = {(uint64_t)c->g, (uint64_t)llround(c->bpk * 1e6), (uint64_t)c->nkeys,
+                           (uint64_t)c->shape, (uint64_t)c->prefix_len, (uint64_t)c->special};
+        for (int i = 0; i < 6; i++) {
+            seed ^= mix[i];
+            (void)prng_next(&seed);
+            seed = prng_next(&seed);
+        }
     }
-    keyset_sort_dedup(&ks);
-    snprintf(label, sizeof label, "%s fv=%d keys=%zu bpk=%g keylen=%s", group_name[c->g], fv,
-             ks.n, c->bpk, shape_name(c->shape));
+    if (c->special == SPECIAL_LEGACY_HASH_COLLISION) {
+        if (collision_keyset(&ks, c->nkeys, seed) != 0) {
+            fprintf(stderr, "could not generate a BloomHash collision\n");
+            exit(2);
+        }
+    } else {
+        if (keyset_generate(&ks, c->shape, c->nkeys, seed) != 0) {
+            fprintf(stderr, "out of memory generating keys\n");
+            exit(2);
+        }
+        keyset_sort_dedup(&ks);
+    }
+    char extra[64] = "";
+    if (c->prefix_len) snprintf(extra, sizeof extra, " prefix=%zu", c->prefix_len);
+    if (c->special == SPECIAL_LEGACY_HASH_COLLISION) snprintf(extra, sizeof extra, " +bloomhash-collision");
+    snprintf(label, sizeof label, "%s fv=%d keys=%zu bpk=%g keylen=%s%s", group_name[c->g], fv, ks.n,
+             c->bpk, c->special ? "8" : shape_name(c->shape), extra);
 
     if (not_supported_seen[c->g]) {
         printf("FAIL %s: not run (rocksfilter_builder_new returned NOT_SUPPORTED for this policy)\n",
@@ -152,6 +435,7 @@ static void run_case(const compat_case *c, unsigned case_no) {
     size_t ours_len = 0;
     rocksfilter_builder *b = NULL;
     rocksfilter_filter *f_ours = NULL, *f_rdb = NULL;
+    rocksfilter_sst *sst = NULL;
     sst_filter_info info;
     memset(&info, 0, sizeof info);
     char *err = NULL;
@@ -172,7 +456,18 @@ static void run_case(const compat_case *c, unsigned case_no) {
         err = NULL;
         goto done;
     }
-    for (size_t i = 0; i < ks.n; i++) rocksfilter_builder_add_key(b, keyset_key(&ks, i), ks.len[i]);
+    /* Primary build: the keys (and prefixes) exactly as RocksDB 7.8.3 hands
+     * them to its filter bits builder. */
+    uint64_t *seq = NULL;
+    size_t want_entries = entry_sequence(&ks, c, STYLE_ROCKSDB_7, &seq);
+    free(seq);
+    seq = NULL;
+    feed_rocksdb7(b, &ks, c->prefix_len);
+    size_t got_entries = rocksfilter_builder_num_entries(b);
+    if (got_entries != want_entries)
+        msg(&m, "builder_num_entries=%zu, RocksDB would count %zu", got_entries, want_entries);
+    if (c->special == SPECIAL_LEGACY_HASH_COLLISION && c->g == G_LEGACY && want_entries != ks.n - 1)
+        msg(&m, "harness: collision pair not adjacent (%zu entries for %zu keys)", want_entries, ks.n);
     st = rocksfilter_builder_finish(b, &ours, &ours_len, &err);
     if (st != ROCKSFILTER_OK) {
         msg(&m, "rocksfilter_builder_finish -> %s: %s", status_name(st), err ? err : "(no message)");
@@ -181,15 +476,28 @@ static void run_case(const compat_case *c, unsigned case_no) {
         goto done;
     }
 
+#ifdef COMPAT_TAMPER
+    if (ours_len > 5) ours[ours_len / 2] ^= 0x10;
+#endif
+
     /* 2. Write the SST with RocksDB and extract its filter block. */
     char path[600], rerr[600];
     snprintf(path, sizeof path, "%s/%s-%u.sst", tmpdir, group_name[c->g], case_no);
-    if (rdb_write_sst(path, &ks, c->g == G_RIBBON ? RDB_RIBBON_HYBRID : RDB_BLOOM_FULL, c->bpk, fv,
-                      rerr, sizeof rerr) != 0) {
+    if (rdb_write_sst_prefix(path, &ks, c->g == G_RIBBON ? RDB_RIBBON_HYBRID : RDB_BLOOM_FULL, c->bpk, fv,
+                             c->prefix_len, rerr, sizeof rerr) != 0) {
         msg(&m, "RocksDB: %s", rerr);
         goto done;
     }
     int xrc = sst_extract_filter(path, &info);
+    /* rocksfilter's own SST reader on the same file (mmap: stays valid after
+     * the file is unlinked) */
+    st = rocksfilter_sst_open(path, &sst, &err);
+    if (st != ROCKSFILTER_OK) {
+        msg(&m, "rocksfilter_sst_open -> %s: %s", status_name(st), err ? err : "");
+        rocksfilter_string_free(err);
+        err = NULL;
+        sst = NULL;
+    }
     if (!keep_files) remove_file(path);
     if (xrc < 0) {
         msg(&m, "sst_extract: %s", info.error);
@@ -202,6 +510,7 @@ static void run_case(const compat_case *c, unsigned case_no) {
     }
     if (info.format_version != (uint32_t)fv) msg(&m, "SST footer format_version=%u", info.format_version);
     describe_trailer(geom, sizeof geom, info.filter, info.filter_len);
+    if (sst) check_sst(&m, sst, c, fv, &info);
 
     /* 3. Bytes identical? */
     int bytes_equal = ours_len == info.filter_len &&
@@ -221,6 +530,60 @@ static void run_case(const compat_case *c, unsigned case_no) {
             d < info.filter_len ? info.filter[d] : 0, ot, og, rt, geom);
     }
 
+    /* 3b. Prefix cases: also build with add_key_and_alt(key, prefix). That
+     * is newer RocksDB's order (11.12 source: alt first), so RocksDB 7.8.3's Ribbon seed can
+     * differ; compare with the oracle's build of the exact AddKeyAndAlt entry
+     * sequence (FastLocalBloom / Ribbon or its Bloom fallback), and for
+     * legacy Bloom (order-insensitive) with RocksDB's bytes when the entry
+     * counts agree. */
+    if (c->prefix_len) {
+        uint64_t *aseq = NULL;
+        size_t am = entry_sequence(&ks, c, STYLE_ADD_KEY_AND_ALT, &aseq);
+        rocksfilter_builder *b2 = NULL;
+        uint8_t *alt = NULL, *refbuf = NULL;
+        size_t alt_len = 0, ref_len = 0;
+        const uint8_t *ref = NULL;
+        const char *refname = NULL;
+        if (rocksfilter_builder_new(lib_policy(c->g), c->bpk, &b2, NULL) == ROCKSFILTER_OK) {
+            feed_key_and_alt(b2, &ks, c->prefix_len);
+            size_t ae = rocksfilter_builder_num_entries(b2);
+            if (ae != am) msg(&m, "add_key_and_alt: num_entries=%zu, RocksDB AddKeyAndAlt would count %zu", ae, am);
+            if (rocksfilter_builder_finish(b2, &alt, &alt_len, NULL) != ROCKSFILTER_OK) {
+                msg(&m, "add_key_and_alt: finish failed");
+            } else if (c->g == G_LEGACY) {
+                if (am == want_entries) {
+                    ref = info.filter;
+                    ref_len = info.filter_len;
+                    refname = "RocksDB 7.8.3 bytes";
+                }
+            } else if (c->g == G_RIBBON && oracle_ribbon_build(aseq, am, c->bpk, &refbuf, &ref_len) == 1) {
+                ref = refbuf;
+                refname = "oracle Ribbon build of the AddKeyAndAlt sequence";
+            } else {
+                free(refbuf);
+                refbuf = NULL;
+                oracle_fastbloom_build(aseq, am, c->bpk, &refbuf, &ref_len);
+                ref = refbuf;
+                refname = "oracle FastLocalBloom build of the AddKeyAndAlt sequence";
+            }
+            if (refname && !(alt_len == ref_len && (alt_len == 0 || memcmp(alt, ref, alt_len) == 0))) {
+                size_t d = 0;
+                while (d < alt_len && d < ref_len && alt[d] == ref[d]) d++;
+                char at[96] = "", rt[96] = "";
+                describe_trailer(at, sizeof at, alt, alt_len);
+                describe_trailer(rt, sizeof rt, ref, ref_len);
+                msg(&m, "add_key_and_alt BYTES DIFFER from %s: len %zu vs %zu, first differing offset=%zu [%s] vs [%s]",
+                    refname, alt_len, ref_len, d, at, rt);
+            }
+            rocksfilter_builder_free(b2);
+        } else {
+            msg(&m, "second rocksfilter_builder_new failed");
+        }
+        rocksfilter_bytes_free(alt, alt_len);
+        free(refbuf);
+        free(aseq);
+    }
+
     /* 4. Load: ours copied, RocksDB's borrowed. */
     st = rocksfilter_filter_load(ours, ours_len, &f_ours, &err);
     if (st != ROCKSFILTER_OK) {
@@ -237,6 +600,14 @@ static void run_case(const compat_case *c, unsigned case_no) {
         f_rdb = NULL;
         goto done;
     }
+#ifdef COMPAT_TAMPER /* harness self-check: must make (nearly) every case fail */
+    uint8_t *tampered = malloc(info.filter_len + 1);
+    memcpy(tampered, info.filter, info.filter_len);
+    if (info.filter_len > 5) tampered[info.filter_len / 3] ^= 0xff;
+    rocksfilter_filter_free(f_rdb);
+    rocksfilter_filter_load(tampered, info.filter_len, &f_rdb, NULL);
+    free(tampered);
+#endif
     /* free our builder's bytes now: the copied filter must not depend on them */
     rocksfilter_bytes_free(ours, ours_len);
     ours = NULL;
@@ -246,11 +617,12 @@ static void run_case(const compat_case *c, unsigned case_no) {
     if (okind != lkind) msg(&m, "kind on RocksDB bytes: ours=%d rocksdb=%d", lkind, okind);
     if (f_ours && bytes_equal && (int)rocksfilter_filter_kind(f_ours) != okind)
         msg(&m, "kind of our loaded copy=%d rocksdb=%d", (int)rocksfilter_filter_kind(f_ours), okind);
+    check_info(&m, f_rdb, info.filter, info.filter_len, okind);
     bool use_hash = okind != ROCKSFILTER_KIND_LEGACY_BLOOM;
 
     /* 5. Every present key must match. */
     size_t miss_single = 0, miss_batch = 0, miss_hash = 0, miss_ours = 0, miss_oracle = 0,
-           hash_diff = 0;
+           hash_diff = 0, legacy_hash_diff = 0, miss_prefix = 0, miss_sst = 0, miss_sst_prefix = 0;
     size_t first_hash_diff = (size_t)-1;
     res = malloc((ks.n > ABSENT_CHUNK ? ks.n : ABSENT_CHUNK) * sizeof *res);
     if (!res) { fprintf(stderr, "out of memory\n"); exit(2); }
@@ -264,8 +636,17 @@ static void run_case(const compat_case *c, unsigned case_no) {
         }
         if (!rocksfilter_filter_may_match(f_rdb, k, kl)) miss_single++;
         if (f_ours && !rocksfilter_filter_may_match(f_ours, k, kl)) miss_ours++;
-        if (use_hash && !rocksfilter_filter_may_match_hash(f_rdb, h)) miss_hash++;
+        if (!rocksfilter_filter_may_match_hash(f_rdb, h)) miss_hash++;
+        if (rocksfilter_legacy_hash32(k, kl) != oracle_bloom_hash(k, kl)) legacy_hash_diff++;
         if (!oracle_filter_may_match(info.filter, info.filter_len, k, kl)) miss_oracle++;
+        if (sst && !rocksfilter_sst_may_match(sst, k, kl)) miss_sst++;
+        if (c->prefix_len && kl >= c->prefix_len) {
+            if (!rocksfilter_filter_may_match(f_rdb, k, c->prefix_len)) miss_prefix++;
+            bool pm = false;
+            if (sst && (rocksfilter_sst_prefix_may_match(sst, k, c->prefix_len, &pm, NULL) != ROCKSFILTER_OK || !pm))
+                miss_sst_prefix++;
+            if (!oracle_filter_may_match(info.filter, info.filter_len, k, c->prefix_len)) miss_oracle++;
+        }
     }
     memset(res, 0, ks.n * sizeof *res);
     rocksfilter_filter_may_match_batch(f_rdb, ks.ptr, ks.len, ks.n, res);
@@ -274,9 +655,13 @@ static void run_case(const compat_case *c, unsigned case_no) {
     if (miss_ours) msg(&m, "%zu/%zu present keys rejected by may_match on our bytes", miss_ours, ks.n);
     if (miss_batch) msg(&m, "%zu/%zu present keys rejected by may_match_batch", miss_batch, ks.n);
     if (miss_hash) msg(&m, "%zu/%zu present keys rejected by may_match_hash(hash64)", miss_hash, ks.n);
+    if (miss_sst) msg(&m, "%zu/%zu present keys rejected by rocksfilter_sst_may_match", miss_sst, ks.n);
+    if (miss_sst_prefix) msg(&m, "%zu prefixes of present keys rejected by rocksfilter_sst_prefix_may_match", miss_sst_prefix);
+    if (miss_prefix) msg(&m, "%zu prefixes of present keys rejected by may_match", miss_prefix);
     if (miss_oracle) msg(&m, "ORACLE: %zu/%zu present keys rejected by oracle (oracle or extractor bug)", miss_oracle, ks.n);
 
     /* 6. Absent keys: ours == oracle on RocksDB's bytes. */
+    size_t diff_sst = 0, diff_sst_prefix = 0;
     size_t diff_single = 0, diff_batch = 0, diff_hash = 0, diff_ours = 0, q = 0, hits = 0, ohits = 0;
     char first_diff[200] = "";
     for (size_t start = 0; start < NUM_ABSENT; start += ABSENT_CHUNK) {
@@ -305,10 +690,19 @@ static void run_case(const compat_case *c, unsigned case_no) {
                 diff_single++;
             }
             if (res[i] != want) diff_batch++;
-            if (use_hash && rocksfilter_filter_may_match_hash(f_rdb, h) !=
-                                (oracle_filter_hash_may_match(info.filter, info.filter_len, h) != 0))
-                diff_hash++;
+            /* RocksDB's legacy reader cannot answer by 64-bit hash;
+             * rocksfilter documents "always true" there. */
+            bool want_h = use_hash ? oracle_filter_hash_may_match(info.filter, info.filter_len, h) != 0 : true;
+            if (rocksfilter_filter_may_match_hash(f_rdb, h) != want_h) diff_hash++;
+            if (rocksfilter_legacy_hash32(k, kl) != oracle_bloom_hash(k, kl)) legacy_hash_diff++;
             if (f_ours && bytes_equal && rocksfilter_filter_may_match(f_ours, k, kl) != want) diff_ours++;
+            if (sst && rocksfilter_sst_may_match(sst, k, kl) != want) diff_sst++;
+            if (sst && c->prefix_len && kl >= c->prefix_len) {
+                bool pm = false;
+                bool pwant = oracle_filter_may_match(info.filter, info.filter_len, k, c->prefix_len) != 0;
+                if (rocksfilter_sst_prefix_may_match(sst, k, c->prefix_len, &pm, NULL) != ROCKSFILTER_OK || pm != pwant)
+                    diff_sst_prefix++;
+            }
             if (!keyset_contains(&ks, k, kl)) {
                 q++;
                 hits += mine;
@@ -319,8 +713,13 @@ static void run_case(const compat_case *c, unsigned case_no) {
     }
     if (diff_single) msg(&m, "%zu/%u absent-key answers differ from oracle (first: %s)", diff_single, NUM_ABSENT, first_diff);
     if (diff_batch) msg(&m, "%zu/%u batch answers differ from oracle", diff_batch, NUM_ABSENT);
-    if (diff_hash) msg(&m, "%zu/%u may_match_hash answers differ from oracle HashMayMatch", diff_hash, NUM_ABSENT);
+    if (diff_hash)
+        msg(&m, "%zu/%u may_match_hash answers differ from %s", diff_hash, NUM_ABSENT,
+            use_hash ? "oracle HashMayMatch" : "documented 'always true' on legacy Bloom");
+    if (diff_sst) msg(&m, "%zu/%u rocksfilter_sst_may_match answers differ from oracle", diff_sst, NUM_ABSENT);
+    if (diff_sst_prefix) msg(&m, "%zu rocksfilter_sst_prefix_may_match answers differ from oracle", diff_sst_prefix);
     if (diff_ours) msg(&m, "%zu/%u answers on our loaded copy differ from oracle", diff_ours, NUM_ABSENT);
+    if (legacy_hash_diff) msg(&m, "rocksfilter_legacy_hash32 != BloomHash on %zu keys", legacy_hash_diff);
     if (hash_diff) msg(&m, "rocksfilter_hash64 != GetSliceHash64 on %zu keys (first at key length %zu)", hash_diff, first_hash_diff);
     if (q) {
         fp = (double)hits / (double)q;
@@ -328,6 +727,7 @@ static void run_case(const compat_case *c, unsigned case_no) {
     }
 
 done:
+    rocksfilter_sst_free(sst);
     if (f_ours) rocksfilter_filter_free(f_ours);
     if (f_rdb) rocksfilter_filter_free(f_rdb);
     if (b) rocksfilter_builder_free(b);
@@ -354,13 +754,18 @@ done:
 static compat_case *cases;
 static size_t ncases, capcases;
 
-static void add(group g, double bpk, size_t nkeys, key_shape shape) {
+static void add_full(group g, double bpk, size_t nkeys, key_shape shape, size_t prefix_len,
+                     special_keys special) {
     if (ncases == capcases) {
         capcases = capcases ? 2 * capcases : 256;
         cases = realloc(cases, capcases * sizeof *cases);
         if (!cases) { perror("realloc"); exit(2); }
     }
-    cases[ncases++] = (compat_case){g, bpk, nkeys, shape};
+    cases[ncases++] = (compat_case){g, bpk, nkeys, shape, prefix_len, special};
+}
+
+static void add(group g, double bpk, size_t nkeys, key_shape shape) {
+    add_full(g, bpk, nkeys, shape, 0, SPECIAL_NONE);
 }
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -386,6 +791,26 @@ static void bloom_like_cases(group g) {
     add(g, 1, 1000000, SHAPE_FIXED20);
     add(g, 10, 1000000, SHAPE_FIXED20);
     add(g, 23.45, 1000000, SHAPE_FIXED20);
+    /* two keys with equal legacy BloomHash, adjacent in key order */
+    add_full(g, 10, 0, SHAPE_FIXED20, 0, SPECIAL_LEGACY_HASH_COLLISION);
+    add_full(g, 1, 87, SHAPE_FIXED20, 0, SPECIAL_LEGACY_HASH_COLLISION);
+    add_full(g, 10, 87, SHAPE_FIXED20, 0, SPECIAL_LEGACY_HASH_COLLISION);
+    add_full(g, 23.45, 2087, SHAPE_FIXED20, 0, SPECIAL_LEGACY_HASH_COLLISION);
+}
+
+/* Prefix extractor (RocksDB adds key and prefix: add_key_and_alt). */
+static void prefix_cases(void) {
+    static const group gs[] = {G_BLOOM, G_LEGACY, G_RIBBON};
+    static const struct { size_t plen; key_shape shape; } ps[] = {
+        {1, SHAPE_CYCLE_0_300}, {3, SHAPE_FIXED4},  {3, SHAPE_BINARY},
+        {3, SHAPE_CYCLE_0_300}, {8, SHAPE_FIXED20}, {19, SHAPE_FIXED19},
+    };
+    static const size_t counts[] = {87, 2087, 50000};
+    static const double bpks[] = {1, 10, 23.45};
+    for (size_t gi = 0; gi < COUNT(gs); gi++)
+        for (size_t p = 0; p < COUNT(ps); p++)
+            for (size_t c = 0; c < COUNT(counts); c++)
+                add_full(gs[gi], bpks[(p + c) % COUNT(bpks)], counts[c], ps[p].shape, ps[p].plen, SPECIAL_NONE);
 }
 
 static void ribbon_cases(void) {
@@ -408,20 +833,22 @@ static void ribbon_cases(void) {
     add(G_RIBBON, 10, 1000000, SHAPE_FIXED19);
     add(G_RIBBON, 23.45, 1000000, SHAPE_FIXED19);
     add(G_RIBBON, 10, 1000000, SHAPE_FIXED4);
+    add_full(G_RIBBON, 10, 87, SHAPE_FIXED20, 0, SPECIAL_LEGACY_HASH_COLLISION);
 }
 
 static void usage(const char *argv0) {
-    fprintf(stderr, "usage: %s {bloom|legacy|ribbon|all} [-v] [-k]\n", argv0);
+    fprintf(stderr, "usage: %s {bloom|legacy|ribbon|prefix|all}... [-v] [-k]\n", argv0);
     exit(2);
 }
 
 int main(int argc, char **argv) {
     int want[G_COUNT] = {0, 0, 0};
-    int any = 0;
+    int any = 0, want_prefix = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "-k")) keep_files = 1;
-        else if (!strcmp(argv[i], "all")) want[G_BLOOM] = want[G_LEGACY] = want[G_RIBBON] = any = 1;
+        else if (!strcmp(argv[i], "all")) want[G_BLOOM] = want[G_LEGACY] = want[G_RIBBON] = want_prefix = any = 1;
+        else if (!strcmp(argv[i], "prefix")) want_prefix = any = 1;
         else {
             int found = 0;
             for (int g = 0; g < G_COUNT; g++)
@@ -434,6 +861,7 @@ int main(int argc, char **argv) {
     if (want[G_BLOOM]) bloom_like_cases(G_BLOOM);
     if (want[G_LEGACY]) bloom_like_cases(G_LEGACY);
     if (want[G_RIBBON]) ribbon_cases();
+    if (want_prefix) prefix_cases();
 
     char *dir = make_temp_dir("rocksfilter-compat-");
     if (!dir) { perror("mkdtemp"); return 2; }

@@ -85,6 +85,28 @@ int keyset_generate_at(keyset *ks, key_shape shape, size_t start, size_t n,
     return 0;
 }
 
+int keyset_from(keyset *ks, const uint8_t *const *keys, const size_t *lens, size_t n) {
+    memset(ks, 0, sizeof *ks);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += lens[i];
+    ks->off = malloc((n ? n : 1) * sizeof *ks->off);
+    ks->len = malloc((n ? n : 1) * sizeof *ks->len);
+    ks->ptr = malloc((n ? n : 1) * sizeof *ks->ptr);
+    ks->arena = malloc(total ? total : 1);
+    if (!ks->off || !ks->len || !ks->ptr || !ks->arena) return -1;
+    size_t pos = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (lens[i]) memcpy(ks->arena + pos, keys[i], lens[i]);
+        ks->off[i] = pos;
+        ks->len[i] = lens[i];
+        pos += lens[i];
+    }
+    ks->arena_len = total;
+    ks->n = n;
+    for (size_t i = 0; i < n; i++) ks->ptr[i] = ks->arena + ks->off[i];
+    return 0;
+}
+
 static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
     size_t m = al < bl ? al : bl;
     int c = m ? memcmp(a, b, m) : 0;
@@ -144,6 +166,12 @@ void keyset_free(keyset *ks) {
 
 int rdb_write_sst(const char *path, const keyset *ks, rdb_policy policy,
                   double bpk, int format_version, char *err, size_t errlen) {
+    return rdb_write_sst_prefix(path, ks, policy, bpk, format_version, 0, err, errlen);
+}
+
+int rdb_write_sst_prefix(const char *path, const keyset *ks, rdb_policy policy,
+                         double bpk, int format_version, size_t prefix_len,
+                         char *err, size_t errlen) {
     char *rerr = NULL;
     int rc = 0;
     rocksdb_options_t *opts = rocksdb_options_create();
@@ -156,6 +184,8 @@ int rdb_write_sst(const char *path, const keyset *ks, rdb_policy policy,
     rocksdb_block_based_options_set_format_version(bbto, format_version);
     rocksdb_options_set_block_based_table_factory(opts, bbto);
     rocksdb_options_set_compression(opts, rocksdb_no_compression);
+    if (prefix_len > 0) /* ownership passes to opts */
+        rocksdb_options_set_prefix_extractor(opts, rocksdb_slicetransform_create_fixed_prefix(prefix_len));
     rocksdb_envoptions_t *env = rocksdb_envoptions_create();
     rocksdb_sstfilewriter_t *w = rocksdb_sstfilewriter_create(env, opts);
 

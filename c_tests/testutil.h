@@ -40,6 +40,8 @@ int keyset_generate(keyset *ks, key_shape shape, size_t n, uint64_t seed);
  * start + i (matters for SHAPE_CYCLE_0_300); use a different seed per chunk. */
 int keyset_generate_at(keyset *ks, key_shape shape, size_t start, size_t n,
                        uint64_t seed);
+/* Builds a keyset holding copies of the given keys. Not sorted. */
+int keyset_from(keyset *ks, const uint8_t *const *keys, const size_t *lens, size_t n);
 /* Sorts bytewise (RocksDB BytewiseComparator order) and removes duplicates. */
 void keyset_sort_dedup(keyset *ks);
 /* 1 if key is in the sorted keyset. */
@@ -60,6 +62,11 @@ typedef enum {
  * RocksDB's SstFileWriter. Returns 0, or -1 with a message in err. */
 int rdb_write_sst(const char *path, const keyset *ks, rdb_policy policy,
                   double bpk, int format_version, char *err, size_t errlen);
+/* Same, with a fixed-length prefix extractor (prefix_len > 0; whole-key
+ * filtering stays on), so RocksDB adds key and prefix to the filter. */
+int rdb_write_sst_prefix(const char *path, const keyset *ks, rdb_policy policy,
+                         double bpk, int format_version, size_t prefix_len,
+                         char *err, size_t errlen);
 
 /* mkdtemp under $TMPDIR (or /tmp); returns malloc()ed path. */
 char *make_temp_dir(const char *prefix);

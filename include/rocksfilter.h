@@ -269,6 +269,13 @@ void rocksfilter_builder_add_key(rocksfilter_builder *b, const uint8_t *key, siz
  * previous alt, to the key, or to the previous key is not added again; a key
  * equal to the previous key or previous alt is not added again. NULL rules
  * as rocksfilter_builder_add_key().
+ *
+ * This is the order of RocksDB 8.x and later (alt first). RocksDB 7.x adds
+ * the key first and then the prefix (skipping a prefix equal to the last
+ * one added); Ribbon takes its seed from the first entry, so to reproduce a
+ * RocksDB 7.x block call rocksfilter_builder_add_key() for the key, then for
+ * each new prefix. (With whole-key filtering off, RocksDB 7.x also adds the
+ * empty key once, after the first key that has a prefix.)
  */
 void rocksfilter_builder_add_key_and_alt(rocksfilter_builder *b,
                                          const uint8_t *key,

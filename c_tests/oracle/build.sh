@@ -29,10 +29,13 @@ R=${ROCKSDB_SRC:-$("$here/rocksdb-src.sh")}
 
 # XXH_NAMESPACE: RocksDB prefixes xxhash symbols with ROCKSDB_ by default,
 # which librocksdb exports too; give ours a private prefix.
-flags="-std=c++17 -O3 -fPIC -DNDEBUG -DROCKSDB_NAMESPACE=rocksfilter_oracle
+common="-std=c++17 -O3 -fPIC -DNDEBUG -DROCKSDB_NAMESPACE=rocksfilter_oracle
  -DXXH_NAMESPACE=rocksfilter_oracle_
- -DOS_LINUX -DROCKSDB_PLATFORM_POSIX -DROCKSDB_LIB_IO_POSIX
- -I$here -I$R -I$R/include -w ${ORACLE_CXXFLAGS:-}"
+ -DOS_LINUX -DROCKSDB_PLATFORM_POSIX -DROCKSDB_LIB_IO_POSIX ${ORACLE_CXXFLAGS:-}"
+# RocksDB's own files: its warnings are not ours.
+rocksdb_flags="$common -I$R -I$R/include -w"
+# Our glue: warnings on, RocksDB headers as system headers.
+glue_flags="$common -I$here -isystem $R -isystem $R/include -Wall -Wextra"
 
 objdir="$out/oracle-obj"
 rm -rf "$objdir"
@@ -42,14 +45,14 @@ mkdir -p "$objdir"
 for src in util/hash.cc util/xxhash.cc util/ribbon_config.cc; do
     obj="$objdir/rocksdb_$(basename "$src" .cc).o"
     # shellcheck disable=SC2086
-    $CXX $flags -c "$R/$src" -o "$obj"
+    $CXX $rocksdb_flags -c "$R/$src" -o "$obj"
 done
 
 for src in "$here"/*.cc; do
     [ -e "$src" ] || continue
     obj="$objdir/$(basename "$src" .cc).o"
     # shellcheck disable=SC2086
-    $CXX $flags -Wall -Wextra -c "$src" -o "$obj"
+    $CXX $glue_flags -c "$src" -o "$obj"
 done
 
 "$LD" -r -o "$objdir/oracle_all.o" "$objdir"/*.o

@@ -52,7 +52,14 @@ int oracle_fastbloom_build(const uint64_t *hashes, size_t n,
                            double bits_per_key, uint8_t **out,
                            size_t *out_len);
 
-/* Implemented in oracle_ribbon.cc (separate owner). */
+/* Implemented in oracle_ribbon.cc (separate owner).
+ * oracle_ribbon_build: as Standard128RibbonBitsBuilder::Finish; NOTE it
+ * returns 1 when it built a Ribbon block (*out malloc()ed) and 0 when RocksDB
+ * would not produce a Ribbon block (n == 0, bits_per_key < 0.5, Bloom
+ * fallback for small filters, banding failure) -- the opposite convention
+ * of oracle_fastbloom_build.
+ * oracle_ribbon_may_match_hash: Standard128RibbonBitsReader::HashMayMatch on
+ * a block with the -2 marker (num_blocks < 2 answers 1). */
 int oracle_ribbon_build(const uint64_t *hashes, size_t n, double bits_per_key,
                         uint8_t **out, size_t *out_len);
 int oracle_ribbon_may_match_hash(const uint8_t *block, size_t len, uint64_t h);

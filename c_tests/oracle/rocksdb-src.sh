@@ -21,8 +21,10 @@ find_src() {
 }
 
 if ! find_src 2>/dev/null; then
-    # (cargo writes fetch/Cargo.lock; it is git-ignored.)
-    if ! "$cargo" fetch --quiet --manifest-path "$here/fetch/Cargo.toml" >&2; then
+    # fetch/Cargo.lock is committed so CI resolves exactly the same crates.
+    locked=
+    [ -f "$here/fetch/Cargo.lock" ] && locked=--locked
+    if ! "$cargo" fetch --quiet $locked --manifest-path "$here/fetch/Cargo.toml" >&2; then
         echo "rocksdb-src.sh: cargo fetch of rust-librocksdb-sys =0.49.0 failed" >&2
         exit 1
     fi

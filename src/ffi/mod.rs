@@ -192,6 +192,13 @@ pub unsafe extern "C" fn rocksfilter_builder_add_key(b: *mut rocksfilter_builder
 /// previous alt, to the key, or to the previous key is not added again; a key
 /// equal to the previous key or previous alt is not added again. NULL rules
 /// as rocksfilter_builder_add_key().
+///
+/// This is the order of RocksDB 8.x and later (alt first). RocksDB 7.x adds
+/// the key first and then the prefix (skipping a prefix equal to the last
+/// one added); Ribbon takes its seed from the first entry, so to reproduce a
+/// RocksDB 7.x block call rocksfilter_builder_add_key() for the key, then for
+/// each new prefix. (With whole-key filtering off, RocksDB 7.x also adds the
+/// empty key once, after the first key that has a prefix.)
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_builder_add_key_and_alt(
     b: *mut rocksfilter_builder,
