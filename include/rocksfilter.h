@@ -27,6 +27,10 @@
  *   from any number of threads at once. A rocksfilter_builder belongs to one
  *   thread at a time (it may be moved between threads, not shared).
  *
+ * Queries (may_match*, hash64, kind, info, data, estimated_fp_rate) never
+ *   block, lock, allocate, call back into the caller or touch global state;
+ *   bindings may use them from "critical" or signal-free contexts.
+ *
  * Panics: no panic crosses this ABI; an internal bug is reported as
  *   ROCKSFILTER_INTERNAL (or, for bool queries, answered with true).
  *
@@ -142,7 +146,8 @@ typedef struct {
    */
   uint32_t kind;
   /**
-   * Whole block length in bytes, 5-byte trailer included.
+   * Whole block length in bytes, including the filter's 5-byte metadata
+   * (not the SST block trailer, which is not part of a filter block).
    */
   uint64_t bytes;
   /**
@@ -386,8 +391,8 @@ void rocksfilter_filter_may_match_batch(const rocksfilter_filter *f,
  * Batch query over one packed buffer (for callers such as Go's cgo that
  * cannot pass arrays of pointers): key i is buf[offsets[i] .. offsets[i+1]],
  * so `offsets` has n + 1 entries. Offsets that decrease or exceed `buf_len`
- * give ROCKSFILTER_INVALID_ARGUMENT (results untouched), as do NULL filter,
- * offsets or results when n > 0.
+ * give ROCKSFILTER_INVALID_ARGUMENT (results untouched, message in *errptr),
+ * as do NULL filter, offsets or results when n > 0.
  */
 rocksfilter_status rocksfilter_filter_may_match_packed(const rocksfilter_filter *f,
                                                        const uint8_t *buf,
@@ -410,7 +415,7 @@ rocksfilter_status rocksfilter_filter_get_info(const rocksfilter_filter *f,
                                                rocksfilter_filter_info *out);
 
 /**
- * Points `*data` at the filter's block bytes (trailer included) and stores
+ * Points `*data` at the filter's block bytes (its 5-byte metadata included) and stores
  * their length in `*len`. The bytes are owned by the filter (or, for
  * borrowed filters, the caller's buffer) and valid until it is freed.
  * ROCKSFILTER_INVALID_ARGUMENT on NULL arguments.
@@ -500,6 +505,7 @@ bool rocksfilter_sst_may_match(const rocksfilter_sst *s, const uint8_t *key, siz
  * ROCKSFILTER_NOT_SUPPORTED when the file has no prefix filter;
  * ROCKSFILTER_INVALID_ARGUMENT when the prefix cannot come from the file's
  * extractor (e.g. wrong length for rocksdb.FixedPrefix.N) or on NULLs.
+ * On error `*out` is left untouched.
  */
 rocksfilter_status rocksfilter_sst_prefix_may_match(const rocksfilter_sst *s,
                                                     const uint8_t *prefix,

@@ -82,7 +82,8 @@ pub struct rocksfilter_filter {
 pub struct rocksfilter_filter_info {
     /// A `rocksfilter_kind` value.
     pub kind: u32,
-    /// Whole block length in bytes, 5-byte trailer included.
+    /// Whole block length in bytes, including the filter's 5-byte metadata
+    /// (not the SST block trailer, which is not part of a filter block).
     pub bytes: u64,
     /// Bloom kinds: probes per key. 0 for other kinds.
     pub num_probes: u32,
@@ -459,8 +460,8 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
 /// Batch query over one packed buffer (for callers such as Go's cgo that
 /// cannot pass arrays of pointers): key i is buf[offsets[i] .. offsets[i+1]],
 /// so `offsets` has n + 1 entries. Offsets that decrease or exceed `buf_len`
-/// give ROCKSFILTER_INVALID_ARGUMENT (results untouched), as do NULL filter,
-/// offsets or results when n > 0.
+/// give ROCKSFILTER_INVALID_ARGUMENT (results untouched, message in *errptr),
+/// as do NULL filter, offsets or results when n > 0.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_filter_may_match_packed(
     f: *const rocksfilter_filter,
@@ -544,7 +545,7 @@ pub unsafe extern "C" fn rocksfilter_filter_get_info(
     })
 }
 
-/// Points `*data` at the filter's block bytes (trailer included) and stores
+/// Points `*data` at the filter's block bytes (its 5-byte metadata included) and stores
 /// their length in `*len`. The bytes are owned by the filter (or, for
 /// borrowed filters, the caller's buffer) and valid until it is freed.
 /// ROCKSFILTER_INVALID_ARGUMENT on NULL arguments.

@@ -197,6 +197,7 @@ pub unsafe extern "C" fn rocksfilter_sst_may_match(s: *const rocksfilter_sst, ke
 /// ROCKSFILTER_NOT_SUPPORTED when the file has no prefix filter;
 /// ROCKSFILTER_INVALID_ARGUMENT when the prefix cannot come from the file's
 /// extractor (e.g. wrong length for rocksdb.FixedPrefix.N) or on NULLs.
+/// On error `*out` is left untouched.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_sst_prefix_may_match(
     s: *const rocksfilter_sst,
