@@ -1,0 +1,43 @@
+package io.github.rocksfilter;
+
+/** Result codes of the native library ({@code rocksfilter_status}). */
+public enum Status {
+    /** Success. */
+    OK(0),
+    /** The caller passed something unusable: bad bits per key, bad key, bad policy, bad offsets. */
+    INVALID_ARGUMENT(1),
+    /** The bytes are not a valid block or file; the message says where. */
+    CORRUPTION(2),
+    /** Valid input this version does not handle; the message says which. */
+    NOT_SUPPORTED(3),
+    /** An I/O error (e.g. opening or mapping a file). */
+    IO_ERROR(4),
+    /** Something asked for is absent (e.g. a full filter in a partitioned file). */
+    NOT_FOUND(5),
+    /** A bug in rocksfilter (a caught panic). */
+    INTERNAL(6);
+
+    private final int code;
+
+    Status(int code) {
+        this.code = code;
+    }
+
+    /** The C value of this status. */
+    public int code() {
+        return code;
+    }
+
+    /** The status for a C value; unknown values map to {@link #INTERNAL}. */
+    public static Status fromCode(int code) {
+        return switch (code) {
+            case 0 -> OK;
+            case 1 -> INVALID_ARGUMENT;
+            case 2 -> CORRUPTION;
+            case 3 -> NOT_SUPPORTED;
+            case 4 -> IO_ERROR;
+            case 5 -> NOT_FOUND;
+            default -> INTERNAL;
+        };
+    }
+}

@@ -1,0 +1,410 @@
+package io.github.rocksfilter;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class FilterTest {
+    static final int N = 10_000;
+    static final byte[][] KEYS = TestKeys.sorted(N, 3);
+    static final byte[][] ABSENT = TestKeys.absent(50_000, 3);
+
+    static byte[] build(Policy p, double bpk, byte[][] keys) {
+        try (FilterBuilder b = new FilterBuilder(p, bpk)) {
+            for (byte[] k : keys) {
+                b.add(k);
+            }
+            assertEquals(keys.length, b.numEntries());
+            return b.finish();
+        }
+    }
+
+    static Kind expectedKind(Policy p) {
+        return switch (p) {
+            case BLOOM -> Kind.FAST_LOCAL_BLOOM;
+            case RIBBON -> Kind.STANDARD128_RIBBON;
+            case LEGACY_BLOOM -> Kind.LEGACY_BLOOM;
+        };
+    }
+
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void roundTrip(Policy policy) {
+        byte[] block = build(policy, 10, KEYS);
+        try (Filter f = Filter.load(block)) {
+            assertEquals(expectedKind(policy), f.kind());
+            assertArrayEquals(block, f.bytes());
+            FilterInfo info = f.info();
+            assertEquals(f.kind(), info.kind());
+            assertEquals(block.length, info.bytes());
+            switch (policy) {
+                case BLOOM -> {
+                    assertTrue(info.numProbes() > 0);
+                    assertEquals(64, info.lineBytes());
+                }
+                case LEGACY_BLOOM -> {
+                    assertTrue(info.numProbes() > 0);
+                    assertTrue(info.numLines() > 0);
+                }
+                case RIBBON -> {
+                    assertTrue(info.numBlocks() > 0);
+                    assertTrue(info.seed() >= 0 && info.seed() <= 255);
+                    assertTrue(info.lowerNumColumns() > 0);
+                }
+            }
+            int matched = 0;
+            for (byte[] k : KEYS) {
+                if (f.mayMatch(k)) {
+                    matched++;
+                }
+            }
+            assertEquals(N, matched, "no false negatives");
+            int fp = 0;
+            for (byte[] k : ABSENT) {
+                if (f.mayMatch(k)) {
+                    fp++;
+                }
+            }
+            double rate = fp / (double) ABSENT.length;
+            double est = f.estimatedFpRate(N);
+            System.out.printf("roundTrip %s: %d bytes, %d keys matched, FP %d/%d = %.4f (estimated %.4f)%n",
+                    policy, block.length, matched, fp, ABSENT.length, rate, est);
+            assertTrue(rate < 0.03, "FP rate at 10 bits/key: " + rate);
+            assertTrue(est > 0 && est < 0.03, "estimate " + est);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void keyInputKindsAgree(Policy policy) {
+        byte[] fromArrays = build(policy, 8.5, KEYS);
+        byte[] fromBuffers;
+        byte[] fromSegments;
+        try (FilterBuilder b = new FilterBuilder(policy, 8.5); Arena arena = Arena.ofConfined()) {
+            for (int i = 0; i < KEYS.length; i++) {
+                byte[] k = KEYS[i];
+                // Alternate heap and direct buffers, with a non-zero position.
+                ByteBuffer bb = (i % 2 == 0) ? ByteBuffer.allocate(k.length + 3) : ByteBuffer.allocateDirect(k.length + 3);
+                bb.put(new byte[3]).put(k).flip().position(3);
+                b.add(bb);
+                assertEquals(3, bb.position());
+            }
+            fromBuffers = b.finish();
+            for (byte[] k : KEYS) {
+                b.add(arena.allocateFrom(JAVA_BYTE, k));
+            }
+            fromSegments = b.finish();
+        }
+        assertArrayEquals(fromArrays, fromBuffers);
+        assertArrayEquals(fromArrays, fromSegments);
+        try (Filter f = Filter.load(fromArrays); Arena arena = Arena.ofConfined()) {
+            for (byte[] k : ABSENT) {
+                boolean expected = f.mayMatch(k);
+                assertEquals(expected, f.mayMatch(ByteBuffer.wrap(k)));
+                assertEquals(expected, f.mayMatch(ByteBuffer.wrap(k).asReadOnlyBuffer()));
+                ByteBuffer padded = ByteBuffer.allocate(k.length + 8).put(new byte[4]).put(k);
+                assertEquals(expected, f.mayMatch(padded.flip().position(4).slice()));
+                assertEquals(expected, f.mayMatch(arena.allocateFrom(JAVA_BYTE, k)));
+                assertEquals(expected, f.mayMatch(MemorySegment.ofArray(k)));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void batchEqualsSingle(Policy policy) {
+        byte[][] mixed = new byte[KEYS.length + ABSENT.length + 2][];
+        System.arraycopy(ABSENT, 0, mixed, 0, ABSENT.length);
+        System.arraycopy(KEYS, 0, mixed, ABSENT.length, KEYS.length);
+        mixed[mixed.length - 2] = new byte[0];
+        mixed[mixed.length - 1] = new byte[5000];
+        try (Filter f = Filter.load(build(policy, 10, KEYS))) {
+            boolean[] single = new boolean[mixed.length];
+            for (int i = 0; i < mixed.length; i++) {
+                single[i] = f.mayMatch(mixed[i]);
+            }
+            assertArrayEquals(single, f.mayMatchBatch(mixed));
+            assertArrayEquals(single, f.mayMatchBatchPacked(mixed));
+            assertArrayEquals(single, f.mayMatchBatchPointers(mixed));
+            assertEquals(0, f.mayMatchBatch(new byte[0][]).length);
+            int trues = 0;
+            for (boolean b : single) {
+                trues += b ? 1 : 0;
+            }
+            System.out.printf("batch %s: %d keys, batch == single, %d may-match%n", policy, mixed.length, trues);
+            assertTrue(trues >= KEYS.length);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Policy.class, names = {"BLOOM", "RIBBON"})
+    void addHashEqualsAdd(Policy policy) {
+        byte[] byKey = build(policy, 10, KEYS);
+        byte[] byHash;
+        try (FilterBuilder b = new FilterBuilder(policy, 10)) {
+            for (byte[] k : KEYS) {
+                b.addHash(RocksFilter.hash64(k));
+            }
+            byHash = b.finish();
+        }
+        assertArrayEquals(byKey, byHash);
+        try (Filter f = Filter.load(byKey)) {
+            for (byte[] k : ABSENT) {
+                assertEquals(f.mayMatch(k), f.mayMatchHash(RocksFilter.hash64(k)));
+            }
+        }
+    }
+
+    @Test
+    void addHashOnLegacyBloomFailsAtFinish() {
+        try (FilterBuilder b = new FilterBuilder(Policy.LEGACY_BLOOM, 10)) {
+            b.add(TestKeys.utf8("a")).addHash(42);
+            RocksFilterException e = assertThrows(RocksFilterException.class, b::finish);
+            assertEquals(Status.INVALID_ARGUMENT, e.status());
+            assertNotNull(e.nativeMessage());
+            // The builder was emptied and is reusable.
+            b.add(TestKeys.utf8("a"));
+            try (Filter f = Filter.load(b.finish())) {
+                assertEquals(Kind.LEGACY_BLOOM, f.kind());
+                assertTrue(f.mayMatch(TestKeys.utf8("a")));
+                assertTrue(f.mayMatchHash(12345), "legacy Bloom answers true by hash");
+            }
+        }
+    }
+
+    @Test
+    void hash64() {
+        assertEquals(0x5342c3010fe1dd04L, RocksFilter.hash64(new byte[0]));
+        assertEquals(0x5342c3010fe1dd04L, RocksFilter.hash64(MemorySegment.ofArray(new byte[0])));
+        for (byte[] k : KEYS) {
+            long h = RocksFilter.hash64(k);
+            try (Arena arena = Arena.ofConfined()) {
+                assertEquals(h, RocksFilter.hash64(arena.allocateFrom(JAVA_BYTE, k)));
+                assertEquals(h, RocksFilter.hash64NonCritical(arena.allocateFrom(JAVA_BYTE, k)));
+            }
+        }
+        assertTrue(RocksFilter.hash64(TestKeys.utf8("a")) != RocksFilter.hash64(TestKeys.utf8("b")));
+        assertTrue(RocksFilter.legacyHash32(TestKeys.utf8("a")) != RocksFilter.legacyHash32(TestKeys.utf8("b")));
+    }
+
+    @Test
+    void version() {
+        assertEquals(RocksFilter.BINDING_VERSION, RocksFilter.version());
+    }
+
+    @Test
+    void invalidBitsPerKey() {
+        for (double bpk : new double[] {0.3, Double.NaN, -1}) {
+            RocksFilterException e = assertThrows(RocksFilterException.class, () -> new FilterBuilder(Policy.BLOOM, bpk));
+            assertEquals(Status.INVALID_ARGUMENT, e.status(), "bpk " + bpk);
+            assertNotNull(e.nativeMessage(), "native message for bpk " + bpk);
+            assertTrue(e.getMessage().startsWith("INVALID_ARGUMENT: "), e.getMessage());
+        }
+        // Sanitised, not rejected.
+        assertDoesNotThrow(() -> new FilterBuilder(Policy.BLOOM, 0.5).close());
+        assertDoesNotThrow(() -> new FilterBuilder(Policy.RIBBON, Double.POSITIVE_INFINITY).close());
+    }
+
+    @Test
+    void corruptBlocks() {
+        byte[] bloom = new byte[32 + 5];
+        System.arraycopy(new byte[] {(byte) 0xff, 0, 6, 0, 0}, 0, bloom, 32, 5);
+        byte[] legacy = new byte[64 + 5];
+        System.arraycopy(new byte[] {6, 0, 0, 0, 0}, 0, legacy, 64, 5);
+        for (byte[] bad : new byte[][] {bloom, legacy}) {
+            RocksFilterException e = assertThrows(RocksFilterException.class, () -> Filter.load(bad));
+            assertEquals(Status.CORRUPTION, e.status());
+            assertNotNull(e.nativeMessage());
+            System.out.println("corrupt block of " + bad.length + " bytes: " + e.getMessage());
+            try (Arena arena = Arena.ofConfined()) {
+                RocksFilterException e2 = assertThrows(RocksFilterException.class,
+                        () -> Filter.loadBorrowed(arena.allocateFrom(JAVA_BYTE, bad)));
+                assertEquals(Status.CORRUPTION, e2.status());
+            }
+        }
+    }
+
+    @Test
+    void specialBlocks() {
+        try (Filter f = Filter.load(new byte[0])) {
+            assertEquals(Kind.ALWAYS_FALSE, f.kind());
+            assertFalse(f.mayMatch(TestKeys.utf8("x")));
+            assertEquals(0.0, f.estimatedFpRate(10));
+            assertEquals(0, f.bytes().length);
+        }
+        try (FilterBuilder b = new FilterBuilder(Policy.RIBBON, 10)) {
+            assertEquals(0, b.finish().length, "no keys: RocksDB's empty filter");
+        }
+        // A reserved format marker: always true.
+        byte[] reserved = new byte[64 + 5];
+        System.arraycopy(new byte[] {(byte) 0xff, 0x7f, 6, 0, 0}, 0, reserved, 64, 5);
+        try (Filter f = Filter.load(reserved)) {
+            assertEquals(Kind.ALWAYS_TRUE, f.kind());
+            assertTrue(f.mayMatch(TestKeys.utf8("x")));
+        }
+    }
+
+    @Test
+    void loadBorrowed() {
+        byte[] block = build(Policy.BLOOM, 10, KEYS);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocateFrom(JAVA_BYTE, block);
+            try (Filter f = Filter.loadBorrowed(seg)) {
+                assertEquals(Kind.FAST_LOCAL_BLOOM, f.kind());
+                assertArrayEquals(block, f.bytes());
+                for (byte[] k : KEYS) {
+                    assertTrue(f.mayMatch(k));
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> Filter.loadBorrowed(MemorySegment.ofArray(block)));
+    }
+
+    @Test
+    void duplicatesAndKeyAndAlt() {
+        try (FilterBuilder b = new FilterBuilder(Policy.BLOOM, 10)) {
+            b.add(TestKeys.utf8("a")).add(TestKeys.utf8("a")).add(TestKeys.utf8("b")).add(TestKeys.utf8("a"));
+            assertEquals(3, b.numEntries(), "adjacent duplicates collapse");
+            b.finish();
+            assertEquals(0, b.numEntries());
+            b.addKeyAndAlt(TestKeys.utf8("abc1"), TestKeys.utf8("abc"));
+            b.addKeyAndAlt(TestKeys.utf8("abc2"), TestKeys.utf8("abc"));
+            assertEquals(3, b.numEntries(), "repeated alt not added again");
+            try (Filter f = Filter.load(b.finish())) {
+                assertTrue(f.mayMatch(TestKeys.utf8("abc")));
+                assertTrue(f.mayMatch(TestKeys.utf8("abc1")));
+                assertTrue(f.mayMatch(TestKeys.utf8("abc2")));
+            }
+        }
+    }
+
+    @Test
+    void closeTwiceAndUseAfterClose() {
+        FilterBuilder b = new FilterBuilder(Policy.BLOOM, 10);
+        b.add(TestKeys.utf8("k"));
+        byte[] block = b.finish();
+        b.close();
+        b.close();
+        assertThrows(IllegalStateException.class, () -> b.add(TestKeys.utf8("k")));
+        assertThrows(IllegalStateException.class, () -> b.addHash(1));
+        assertThrows(IllegalStateException.class, b::finish);
+        assertThrows(IllegalStateException.class, b::numEntries);
+
+        Filter f = Filter.load(block);
+        f.close();
+        f.close();
+        assertTrue(f.isClosed());
+        assertThrows(IllegalStateException.class, () -> f.mayMatch(TestKeys.utf8("k")));
+        assertThrows(IllegalStateException.class, () -> f.mayMatchHash(1));
+        assertThrows(IllegalStateException.class, () -> f.mayMatchBatch(new byte[][] {TestKeys.utf8("k")}));
+        assertThrows(IllegalStateException.class, f::kind);
+        assertThrows(IllegalStateException.class, f::info);
+        assertThrows(IllegalStateException.class, f::bytes);
+        assertThrows(IllegalStateException.class, () -> f.estimatedFpRate(1));
+    }
+
+    @Test
+    void concurrentCloseFreesOnce() throws Exception {
+        // close() from many threads at once: exactly one free (a double free would crash the JVM).
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            for (int round = 0; round < 200; round++) {
+                Filter f = Filter.load(build(Policy.BLOOM, 10, new byte[][] {TestKeys.utf8("k")}));
+                List<Future<?>> fs = new ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    fs.add(pool.submit(f::close));
+                }
+                for (Future<?> x : fs) {
+                    x.get();
+                }
+                assertTrue(f.isClosed());
+            }
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void eightThreadsQueryOneFilter(Policy policy) throws Exception {
+        try (Filter f = Filter.load(build(policy, 10, KEYS))) {
+            int expectedFp = 0;
+            for (byte[] k : ABSENT) {
+                expectedFp += f.mayMatch(k) ? 1 : 0;
+            }
+            final int fpSingle = expectedFp;
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Callable<int[]>> tasks = new ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    final int seed = t;
+                    tasks.add(() -> {
+                        int hits = 0;
+                        int fp = 0;
+                        for (int rep = 0; rep < 3; rep++) {
+                            for (int i = 0; i < KEYS.length; i++) {
+                                byte[] k = KEYS[(i + seed * 977) % KEYS.length];
+                                hits += (seed % 2 == 0 ? f.mayMatch(k) : f.mayMatchHash(RocksFilter.hash64(k))
+                                        || policy == Policy.LEGACY_BLOOM) ? 1 : 0;
+                            }
+                            for (byte[] k : ABSENT) {
+                                fp += f.mayMatch(k) ? 1 : 0;
+                            }
+                            boolean[] batch = f.mayMatchBatch(KEYS);
+                            for (boolean x : batch) {
+                                hits += x ? 1 : 0;
+                            }
+                        }
+                        return new int[] {hits, fp};
+                    });
+                }
+                int totalQueries = 0;
+                for (Future<int[]> r : pool.invokeAll(tasks)) {
+                    int[] v = r.get();
+                    assertEquals(3 * 2 * KEYS.length, v[0], "every key matched in every thread");
+                    assertEquals(3 * fpSingle, v[1], "same answers as single-threaded");
+                    totalQueries += 3 * (2 * KEYS.length + ABSENT.length);
+                }
+                System.out.printf("8 threads on one %s filter: %d queries, all consistent%n", policy, totalQueries);
+                assertEquals(8 * 3 * (2 * KEYS.length + ABSENT.length), totalQueries);
+            } finally {
+                pool.shutdown();
+            }
+        }
+    }
+
+    @Test
+    void leakedHandlesAreCleaned() throws Exception {
+        // No assertion on GC timing: this exercises the Cleaner path (a double free would crash).
+        for (int i = 0; i < 1000; i++) {
+            Filter.load(build(Policy.BLOOM, 10, new byte[][] {TestKeys.utf8("k" + i)}));
+            new FilterBuilder(Policy.RIBBON, 10).add(TestKeys.utf8("x"));
+        }
+        System.gc();
+        Thread.sleep(50);
+        // Still fully usable afterwards.
+        try (Filter f = Filter.load(build(Policy.BLOOM, 10, KEYS))) {
+            assertTrue(Arrays.stream(KEYS).allMatch(f::mayMatch));
+        }
+    }
+}
