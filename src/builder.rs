@@ -5,9 +5,10 @@
 
 use crate::bloom::{fast_local, legacy};
 use crate::error::{Error, Result};
+use crate::hash::chunks::Chunks;
 use crate::hash::{bloom_hash, hash64};
 use crate::policy::{BitsPerKey, Policy};
-use crate::ribbon::{self, RibbonBuild};
+use crate::ribbon;
 
 /// Hash entries with RocksDB's collapsing of adjacent duplicates.
 ///
@@ -16,14 +17,15 @@ use crate::ribbon::{self, RibbonBuild};
 /// them keeps the filter sized for the distinct entries.
 #[derive(Clone, Debug, Default)]
 struct Entries<H> {
-    hashes: Vec<H>,
+    hashes: Chunks<H>,
     /// `AddKeyAndAlt`'s one-element cache of the previous alt hash.
     prev_alt: Option<H>,
 }
 
 impl<H: Copy + PartialEq> Entries<H> {
+    #[inline(always)]
     fn add(&mut self, h: H) {
-        if self.hashes.last() != Some(&h) {
+        if self.hashes.last() != Some(h) {
             self.hashes.push(h);
         }
     }
@@ -31,7 +33,7 @@ impl<H: Copy + PartialEq> Entries<H> {
     /// RocksDB adds the alt (prefix) first so that `hashes.last()` stays the
     /// previous *key*, assuming a change of alt implies a change of key.
     fn add_key_and_alt(&mut self, key: H, alt: H) {
-        let prev_key = self.hashes.last().copied();
+        let prev_key = self.hashes.last();
         let prev_alt = self.prev_alt;
         if Some(alt) != prev_alt && alt != key && Some(alt) != prev_key {
             self.hashes.push(alt);
@@ -45,7 +47,7 @@ impl<H: Copy + PartialEq> Entries<H> {
         }
     }
 
-    fn take(&mut self) -> Vec<H> {
+    fn take(&mut self) -> Chunks<H> {
         self.prev_alt = None;
         std::mem::take(&mut self.hashes)
     }
@@ -78,6 +80,21 @@ pub struct FilterBuilder {
     deferred_error: Option<Error>,
 }
 
+/// The body of [`FilterBuilder::add_key`], out of line and `extern "C"`
+/// (cannot unwind), so that callers with a panic guard (the C ABI) compile
+/// to a plain call with no landing pad. Nothing here can panic short of the
+/// hash buffer exceeding `isize::MAX` bytes (the allocator aborts first).
+/// Safety: `key` points to `len` readable bytes.
+#[inline(never)]
+unsafe extern "C" fn add_key_entry(b: &mut FilterBuilder, key: *const u8, len: usize) {
+    // SAFETY: per the contract above.
+    let key = unsafe { std::slice::from_raw_parts(key, len) };
+    match &mut b.state {
+        State::Xxph3(e) => e.add(hash64(key)),
+        State::Legacy(e) => e.add(bloom_hash(key)),
+    }
+}
+
 impl FilterBuilder {
     /// A builder for `policy` at `bits_per_key`, sanitised as RocksDB does
     /// (see [`BitsPerKey::new`]; below 0.5 or NaN is an error).
@@ -101,14 +118,14 @@ impl FilterBuilder {
     /// Adds a key (adjacent duplicates collapse, as in RocksDB).
     #[inline]
     pub fn add_key(&mut self, key: &[u8]) {
-        match &mut self.state {
-            State::Xxph3(e) => e.add(hash64(key)),
-            State::Legacy(e) => e.add(bloom_hash(key)),
-        }
+        // SAFETY: a slice's pointer and length.
+        unsafe { add_key_entry(self, key.as_ptr(), key.len()) }
     }
 
     /// Adds a key and an alternate form of it (its prefix, for prefix
-    /// filtering), with RocksDB's `AddKeyAndAlt` de-duplication.
+    /// filtering), with RocksDB's `AddKeyAndAlt` de-duplication (RocksDB 8.x
+    /// and later; RocksDB 7.x added the key before the prefix, see the C
+    /// header's `rocksfilter_builder_add_key_and_alt`).
     pub fn add_key_and_alt(&mut self, key: &[u8], alt: &[u8]) {
         match &mut self.state {
             State::Xxph3(e) => e.add_key_and_alt(hash64(key), hash64(alt)),
@@ -161,7 +178,7 @@ impl FilterBuilder {
             Policy::Ribbon => {
                 // Ribbon's column rounding takes entropy from the first hash.
                 let first = match &self.state {
-                    State::Xxph3(e) => e.hashes.first().copied().unwrap_or(0),
+                    State::Xxph3(e) => e.hashes.first().unwrap_or(0),
                     State::Legacy(_) => 0,
                 };
                 ribbon::calculate_space(num_entries, first, self.bits.desired_one_in_fp_rate(), millibits)
@@ -192,21 +209,24 @@ impl FilterBuilder {
                     // RocksDB's Ribbon builder hands its entries to a Bloom
                     // builder with the same millibits when Bloom is smaller,
                     // above 950M entries, or when all 256 seeds fail.
-                    if let RibbonBuild::Ribbon(block) =
-                        ribbon::build(&hashes, self.bits.desired_one_in_fp_rate(), millibits)
-                    {
-                        return Ok(block);
+                    let parts = hashes.parts();
+                    if let Some(solved) = ribbon::solve(&parts, self.bits.desired_one_in_fp_rate(), millibits) {
+                        // RocksDB's ResetEntries(): free the hashes before
+                        // the filter is allocated (lower peak memory).
+                        drop(parts);
+                        drop(hashes);
+                        return Ok(ribbon::write(solved));
                     }
                 }
                 let len = fast_local::calculate_space(hashes.len(), millibits);
-                fast_local::build(&hashes, len, fast_local::choose_num_probes(millibits))
+                fast_local::build_iter(hashes.iter(), len, fast_local::choose_num_probes(millibits))
             }
             State::Legacy(e) => {
                 let hashes = e.take();
                 if hashes.is_empty() {
                     return Ok(Vec::new());
                 }
-                legacy::build(&hashes, self.bits.whole_bits())
+                legacy::build(hashes.iter(), hashes.len(), self.bits.whole_bits())
             }
         })
     }
@@ -221,9 +241,228 @@ impl FilterBuilder {
     }
 }
 
+/// Direct and parallel Bloom construction (beyond RocksDB's builder, same
+/// bytes).
+impl FilterBuilder {
+    /// RocksDB's own FP-rate estimate and filter size for `num_entries`
+    /// entries with this builder's policy and bits/key
+    /// (`CalculateSpace` + `EstimatedFpRate`). Ribbon sizes depend on the
+    /// first key's hash by up to 16 bytes; this assumes hash 0.
+    /// Returns `(bytes_with_trailer, estimated_fp_rate)`.
+    pub fn estimate(&self, num_entries: usize) -> (usize, f64) {
+        if num_entries == 0 {
+            return (0, 0.0);
+        }
+        let millibits = self.bits.millibits();
+        let probes = fast_local::choose_num_probes(millibits);
+        let bloom = |n| {
+            let len = fast_local::calculate_space(n, millibits);
+            (len, fast_local::estimated_fp_rate(n, len, probes))
+        };
+        match self.policy {
+            Policy::Bloom => bloom(num_entries),
+            Policy::Ribbon => {
+                match ribbon::calculate_space(num_entries, 0, self.bits.desired_one_in_fp_rate(), millibits) {
+                    Some(len) => (len, ribbon::estimated_fp_rate(num_entries, len)),
+                    None => bloom(num_entries),
+                }
+            }
+            Policy::LegacyBloom => {
+                let len = self.space_for(num_entries);
+                let probes = legacy::choose_num_probes(self.bits.whole_bits());
+                (len, legacy::estimated_fp_rate(num_entries, len, probes))
+            }
+        }
+    }
+
+    /// A FastLocalBloom block written directly from the keys, without
+    /// buffering their hashes (RocksDB's builder buffers 64 bits per key
+    /// first): the size is known from `keys.len()`, so every hash goes
+    /// straight into the bit array. Byte-identical to adding the keys to a
+    /// `Policy::Bloom` builder and calling `finish`.
+    ///
+    /// Contract: no two *adjacent* keys are equal (RocksDB collapses
+    /// adjacent duplicates, which shrinks the filter). This is checked
+    /// while building; if it is broken, the keys are iterated a second time
+    /// through the ordinary buffered builder (hence `Clone`), so the result
+    /// is always RocksDB's.
+    pub fn build_bloom_exact<'k, I>(keys: I, bits_per_key: f64) -> Result<Vec<u8>>
+    where
+        I: IntoIterator<Item = &'k [u8]> + Clone,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let bits = BitsPerKey::new(bits_per_key)?;
+        let it = keys.clone().into_iter();
+        let n = it.len();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let millibits = bits.millibits();
+        let probes = fast_local::choose_num_probes(millibits);
+        let len_with_metadata = fast_local::calculate_space(n, millibits);
+        let mut block = vec![0u8; len_with_metadata];
+        let len = len_with_metadata - fast_local::METADATA_LEN;
+        let mut prev: Option<u64> = None;
+        let mut adjacent_duplicate = false;
+        let mut seen = 0usize;
+        let hashes = it.map(|k| {
+            let h = hash64(k);
+            adjacent_duplicate |= prev == Some(h);
+            prev = Some(h);
+            seen += 1;
+            h
+        });
+        fast_local::add_all(&mut block[..len], hashes, probes);
+        if adjacent_duplicate || seen != n {
+            // Wrong size: rebuild as RocksDB would (dedup, exact count).
+            let mut b = FilterBuilder::new(Policy::Bloom, bits_per_key)?;
+            for k in keys {
+                b.add_key(k);
+            }
+            return b.finish();
+        }
+        fast_local::write_trailer(&mut block, probes);
+        Ok(block)
+    }
+
+    /// A FastLocalBloom block built on `threads` threads, byte-identical to
+    /// the sequential build (adjacent duplicates collapse as in RocksDB).
+    /// Phase 1 hashes contiguous key ranges in parallel; phase 2 gives each
+    /// thread a disjoint window of cache lines of the bit array, and each
+    /// thread sets the bits of the hashes that land in its window.
+    pub fn build_bloom_parallel<K: AsRef<[u8]> + Sync>(
+        keys: &[K],
+        bits_per_key: f64,
+        threads: usize,
+    ) -> Result<Vec<u8>> {
+        let bits = BitsPerKey::new(bits_per_key)?;
+        let threads = threads.max(1).min(keys.len().max(1));
+        let per = keys.len().div_ceil(threads);
+        let ranges: Vec<&[K]> = keys.chunks(per.max(1)).collect();
+        // Phase 1: hashes per range, adjacent duplicates dropped inside it.
+        let mut parts: Vec<Vec<u64>> = std::thread::scope(|s| {
+            let handles: Vec<_> = ranges
+                .iter()
+                .map(|r| {
+                    s.spawn(move || {
+                        let mut v: Vec<u64> = Vec::with_capacity(r.len());
+                        for k in r.iter() {
+                            let h = hash64(k.as_ref());
+                            if v.last() != Some(&h) {
+                                v.push(h);
+                            }
+                        }
+                        v
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("hashing thread")).collect()
+        });
+        // Across range boundaries: a range's first hash equal to the
+        // previous range's last one is the same adjacent duplicate.
+        for i in 1..parts.len() {
+            let prev_last = parts[..i].iter().rev().find_map(|p| p.last().copied());
+            if prev_last.is_some() && parts[i].first().copied() == prev_last {
+                parts[i].remove(0);
+            }
+        }
+        let n: usize = parts.iter().map(|p| p.len()).sum();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let millibits = bits.millibits();
+        let probes = fast_local::choose_num_probes(millibits);
+        let len_with_metadata = fast_local::calculate_space(n, millibits);
+        let len = len_with_metadata - fast_local::METADATA_LEN;
+        let mut block = vec![0u8; len_with_metadata];
+        // Phase 2: disjoint line windows.
+        let bounds = fast_local::line_windows(len, threads);
+        {
+            let mut rest = &mut block[..len];
+            let mut windows = Vec::new();
+            for w in bounds.windows(2) {
+                let (head, tail) = rest.split_at_mut(w[1] - w[0]);
+                windows.push((w[0], head));
+                rest = tail;
+            }
+            let parts = &parts;
+            std::thread::scope(|s| {
+                for (base, window) in windows {
+                    s.spawn(move || {
+                        let hashes = parts.iter().flat_map(|p| p.iter().copied());
+                        fast_local::add_window(window, base, len, hashes, probes);
+                    });
+                }
+            });
+        }
+        fast_local::write_trailer(&mut block, probes);
+        Ok(block)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn keys(n: usize) -> Vec<Vec<u8>> {
+        (0..n).map(|i| format!("key{i:08}").into_bytes()).collect()
+    }
+
+    fn buffered(keys: &[Vec<u8>], bpk: f64) -> Vec<u8> {
+        let mut b = FilterBuilder::new(Policy::Bloom, bpk).unwrap();
+        for k in keys {
+            b.add_key(k);
+        }
+        b.finish().unwrap()
+    }
+
+    #[test]
+    fn exact_and_parallel_bloom_are_byte_identical() {
+        for n in [0usize, 1, 7, 100, 5000, 70_000] {
+            let mut ks = keys(n);
+            for bpk in [1.0, 6.5, 10.0, 23.7] {
+                let want = buffered(&ks, bpk);
+                let exact = FilterBuilder::build_bloom_exact(ks.iter().map(|k| &k[..]), bpk).unwrap();
+                assert_eq!(exact, want, "exact n={n} bpk={bpk}");
+                for t in [1, 2, 3, 8] {
+                    let par = FilterBuilder::build_bloom_parallel(&ks, bpk, t).unwrap();
+                    assert_eq!(par, want, "parallel n={n} bpk={bpk} t={t}");
+                }
+            }
+            // Adjacent duplicates (also across thread ranges): the contract
+            // of the exact build is broken, it must fall back; the parallel
+            // build must collapse them like RocksDB.
+            if n >= 2 {
+                for i in (0..n).step_by(3) {
+                    if i + 1 < n {
+                        ks[i + 1] = ks[i].clone();
+                    }
+                }
+                ks[n / 2] = ks[n / 2 - 1].clone();
+                let want = buffered(&ks, 10.0);
+                assert_eq!(FilterBuilder::build_bloom_exact(ks.iter().map(|k| &k[..]), 10.0).unwrap(), want);
+                for t in [2, 3, 7] {
+                    assert_eq!(FilterBuilder::build_bloom_parallel(&ks, 10.0, t).unwrap(), want, "dups t={t}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn estimate_matches_built_filters() {
+        let ks = keys(20_000);
+        for policy in [Policy::Bloom, Policy::Ribbon, Policy::LegacyBloom] {
+            let mut b = FilterBuilder::new(policy, 10.0).unwrap();
+            let (bytes, fp) = b.estimate(ks.len());
+            for k in &ks {
+                b.add_key(k);
+            }
+            let block = b.finish().unwrap();
+            assert!((bytes as i64 - block.len() as i64).abs() <= 16, "{policy:?}");
+            let f = crate::Filter::new(&block).unwrap();
+            assert!((f.estimated_fp_rate(ks.len()) - fp).abs() < fp * 0.05, "{policy:?}");
+        }
+    }
 
     #[test]
     fn adjacent_duplicates_collapse() {
@@ -241,9 +480,9 @@ mod tests {
         e.add_key_and_alt(11, 1); // same alt: only key
         e.add_key_and_alt(2, 2); // alt == key: once
         e.add_key_and_alt(2, 3); // key == prev key: only alt 3
-        assert_eq!(e.hashes, vec![1, 10, 11, 2, 3]);
+        assert_eq!(e.hashes.to_vec(), vec![1, 10, 11, 2, 3]);
         e.add_key_and_alt(3, 4); // key == prev alt (3): only alt 4
-        assert_eq!(e.hashes, vec![1, 10, 11, 2, 3, 4]);
+        assert_eq!(e.hashes.to_vec(), vec![1, 10, 11, 2, 3, 4]);
     }
 
     #[test]

@@ -92,6 +92,16 @@ enum Bytes<'a> {
 }
 
 impl Bytes<'_> {
+    /// The bytes when they are at hand without a call (not `Shared`).
+    #[inline(always)]
+    fn direct(&self) -> Option<&[u8]> {
+        match self {
+            Bytes::Borrowed(b) => Some(b),
+            Bytes::Owned(b) => Some(b),
+            Bytes::Shared(..) => None,
+        }
+    }
+
     #[inline(always)]
     fn as_slice(&self) -> &[u8] {
         match self {
@@ -110,10 +120,126 @@ impl std::fmt::Debug for Bytes<'_> {
 
 /// A loaded, validated filter block. Immutable, `Send + Sync`: query it from
 /// as many threads as you like.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Filter<'a> {
     data: Bytes<'a>,
     reader: Reader,
+    /// The single-key query paths, chosen once at load for this format and
+    /// this CPU (see [`Filter::assemble`]), so that a query is one indirect
+    /// call with no per-query dispatch on kind, storage or CPU features.
+    query: Query,
+}
+
+/// `extern "C"`: these calls cannot unwind (a panic would abort), which
+/// lets callers such as the C ABI's panic guard compile to a bare tail call.
+/// None of them can panic: the fast paths have no panicking operation and
+/// the generic ones catch any panic themselves (answering "may match").
+type HashFn = for<'x, 'y> unsafe extern "C" fn(&'x Filter<'y>, u64) -> bool;
+type KeyFn = for<'x, 'y> unsafe extern "C" fn(&'x Filter<'y>, *const u8, usize) -> bool;
+
+#[derive(Clone, Copy)]
+struct Query {
+    /// Invariant: only functions whose required CPU features were detected.
+    hash: HashFn,
+    key: KeyFn,
+}
+
+impl std::fmt::Debug for Filter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Filter").field("data", &self.data).field("reader", &self.reader).finish()
+    }
+}
+
+/// Generic paths: any kind, any storage. Never inlined, so that the fast
+/// paths falling back to them stay free of register saves.
+#[inline(never)]
+unsafe extern "C" fn generic_hash(f: &Filter<'_>, h: u64) -> bool {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.may_match_hash_in(f.as_bytes(), h)))
+        .unwrap_or(true)
+}
+/// Safety: `key` points to `len` readable bytes (it comes from a slice).
+#[inline(never)]
+unsafe extern "C" fn generic_key(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
+    // SAFETY: the caller passes a slice's pointer and length.
+    let key = unsafe { std::slice::from_raw_parts(key, len) };
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.may_match_in(f.as_bytes(), key)))
+        .unwrap_or(true)
+}
+
+/// FastLocalBloom over directly held bytes, AVX2. Falls back to the generic
+/// path if the filter is not what the selector saw (cannot happen).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe extern "C" fn fast_local_hash_avx2(f: &Filter<'_>, h: u64) -> bool {
+    match (&f.reader, f.data.direct()) {
+        // SAFETY: selected only after detecting AVX2 (Query invariant).
+        (Reader::FastLocal(g), Some(data)) => unsafe { g.may_match_hash_avx2_nopanic(data, h) },
+        // SAFETY: no feature requirement.
+        _ => unsafe { generic_hash(f, h) },
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe extern "C" fn fast_local_key_avx2(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
+    match (&f.reader, f.data.direct()) {
+        (Reader::FastLocal(g), Some(data)) => {
+            // SAFETY: the caller passes a slice's pointer and length.
+            let key = unsafe { std::slice::from_raw_parts(key, len) };
+            // SAFETY: selected only after detecting AVX2 (Query invariant).
+            // hash64 has no panicking path for any length.
+            unsafe { g.may_match_hash_avx2_nopanic(data, hash64(key)) }
+        }
+        // SAFETY: same pointer and length.
+        _ => unsafe { generic_key(f, key, len) },
+    }
+}
+
+/// Standard128Ribbon over directly held bytes, POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe extern "C" fn ribbon_hash_popcnt(f: &Filter<'_>, h: u64) -> bool {
+    match (&f.reader, f.data.direct()) {
+        // The Ribbon query reads only within `data` (`byte_range` checked
+        // with `get`); its indexing cannot fail for any geometry.
+        (Reader::Ribbon(g), Some(data)) => g.query_prepared_inline(data, &g.prepare(h)),
+        // SAFETY: no feature requirement.
+        _ => unsafe { generic_hash(f, h) },
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe extern "C" fn ribbon_key_popcnt(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
+    match (&f.reader, f.data.direct()) {
+        (Reader::Ribbon(g), Some(data)) => {
+            // SAFETY: the caller passes a slice's pointer and length.
+            let key = unsafe { std::slice::from_raw_parts(key, len) };
+            g.query_prepared_inline(data, &g.prepare(hash64(key)))
+        }
+        // SAFETY: same pointer and length.
+        _ => unsafe { generic_key(f, key, len) },
+    }
+}
+
+impl Query {
+    fn select(reader: &Reader, data: &Bytes<'_>) -> Query {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let (Reader::Ribbon(_), Some(_)) = (reader, data.direct()) {
+                if crate::bloom::cpu::get() & crate::bloom::cpu::POPCNT != 0 {
+                    return Query { hash: ribbon_hash_popcnt, key: ribbon_key_popcnt };
+                }
+            }
+            if let (Reader::FastLocal(_), Some(_)) = (reader, data.direct()) {
+                if crate::bloom::cpu::get() & crate::bloom::cpu::AVX2 != 0 {
+                    return Query { hash: fast_local_hash_avx2, key: fast_local_key_avx2 };
+                }
+            }
+        }
+        let _ = (reader, data);
+        Query { hash: generic_hash, key: generic_key }
+    }
 }
 
 /// Keys per pass of a batch query: enough to overlap memory latency, small
@@ -121,23 +247,28 @@ pub struct Filter<'a> {
 const BATCH: usize = 64;
 
 impl<'a> Filter<'a> {
+    fn assemble(data: Bytes<'a>, reader: Reader) -> Filter<'a> {
+        let query = Query::select(&reader, &data);
+        Filter { data, reader, query }
+    }
+
     /// Loads a block without copying it.
     pub fn new(block: &'a [u8]) -> Result<Filter<'a>> {
         let reader = parse(block)?;
-        Ok(Filter { data: Bytes::Borrowed(block), reader })
+        Ok(Filter::assemble(Bytes::Borrowed(block), reader))
     }
 
     /// Loads a block, taking ownership of its bytes.
     pub fn from_vec(block: Vec<u8>) -> Result<Filter<'static>> {
         let reader = parse(&block)?;
-        Ok(Filter { data: Bytes::Owned(block.into_boxed_slice()), reader })
+        Ok(Filter::assemble(Bytes::Owned(block.into_boxed_slice()), reader))
     }
 
     /// Loads the block at `range` of a shared buffer (e.g. a memory-mapped
     /// file) without copying; the filter keeps the buffer alive.
     pub(crate) fn from_shared(buf: Arc<dyn AsRef<[u8]> + Send + Sync>, range: Range<usize>) -> Result<Filter<'static>> {
         let reader = parse(&(*buf).as_ref()[range.clone()])?;
-        Ok(Filter { data: Bytes::Shared(buf, range), reader })
+        Ok(Filter::assemble(Bytes::Shared(buf, range), reader))
     }
 
     /// A copy that owns its bytes.
@@ -147,7 +278,7 @@ impl<'a> Filter<'a> {
             Bytes::Owned(b) => Bytes::Owned(b),
             Bytes::Shared(b, r) => Bytes::Shared(b, r),
         };
-        Filter { data, reader: self.reader }
+        Filter::assemble(data, self.reader)
     }
 
     /// The whole block, trailer included.
@@ -218,12 +349,19 @@ impl<'a> Filter<'a> {
     /// positive.
     #[inline]
     pub fn may_match(&self, key: &[u8]) -> bool {
-        match self.reader {
+        // SAFETY: `query` only holds functions whose CPU features were
+        // detected (Query::select).
+        unsafe { (self.query.key)(self, key.as_ptr(), key.len()) }
+    }
+
+    #[inline(always)]
+    fn may_match_in(&self, data: &[u8], key: &[u8]) -> bool {
+        match &self.reader {
             Reader::AlwaysFalse => false,
             Reader::AlwaysTrue => true,
-            Reader::FastLocal(g) => g.may_match_hash(self.as_bytes(), hash64(key)),
-            Reader::Ribbon(g) => g.may_match_hash(self.as_bytes(), hash64(key)),
-            Reader::Legacy(g) => g.may_match_hash(self.as_bytes(), bloom_hash(key)),
+            Reader::FastLocal(g) => g.may_match_key(data, key),
+            Reader::Ribbon(g) => g.may_match_hash(data, hash64(key)),
+            Reader::Legacy(g) => g.may_match_hash(data, bloom_hash(key)),
         }
     }
 
@@ -233,11 +371,17 @@ impl<'a> Filter<'a> {
     /// RocksDB's own reader answers `false` there).
     #[inline]
     pub fn may_match_hash(&self, hash: u64) -> bool {
-        match self.reader {
+        // SAFETY: as in `may_match`.
+        unsafe { (self.query.hash)(self, hash) }
+    }
+
+    #[inline(always)]
+    fn may_match_hash_in(&self, data: &[u8], hash: u64) -> bool {
+        match &self.reader {
             Reader::AlwaysFalse => false,
             Reader::AlwaysTrue | Reader::Legacy(_) => true,
-            Reader::FastLocal(g) => g.may_match_hash(self.as_bytes(), hash),
-            Reader::Ribbon(g) => g.may_match_hash(self.as_bytes(), hash),
+            Reader::FastLocal(g) => g.may_match_hash(data, hash),
+            Reader::Ribbon(g) => g.may_match_hash(data, hash),
         }
     }
 
@@ -264,20 +408,7 @@ impl<'a> Filter<'a> {
         match self.reader {
             Reader::AlwaysFalse => results[..n].fill(false),
             Reader::AlwaysTrue => results[..n].fill(true),
-            Reader::FastLocal(g) => {
-                let mut hashes = [0u64; BATCH];
-                let mut offs = [0usize; BATCH];
-                for start in (0..n).step_by(BATCH) {
-                    let m = BATCH.min(n - start);
-                    for j in 0..m {
-                        hashes[j] = hash64(key(start + j));
-                        offs[j] = g.prepare(data, hashes[j]);
-                    }
-                    for j in 0..m {
-                        results[start + j] = g.query_prepared(data, offs[j], hashes[j]);
-                    }
-                }
-            }
+            Reader::FastLocal(g) => g.may_match_batch(data, &key, &mut results[..n]),
             Reader::Ribbon(g) => {
                 let mut prepared = [crate::ribbon::RibbonPrepared::default(); BATCH];
                 for start in (0..n).step_by(BATCH) {

@@ -39,6 +39,9 @@ fn build_info_query_round_trip_matches_the_library() {
         let (ok, stdout, _) = rf(&["info", out.to_str().unwrap(), "--keys", "5000"]);
         assert!(ok && stdout.contains(kind), "{stdout}");
         assert!(stdout.contains("est. FP"), "{stdout}");
+        if policy == "ribbon" {
+            assert!(stdout.contains("num_blocks:") && stdout.contains("seed:") && stdout.contains("columns:"), "{stdout}");
+        }
 
         let (ok, stdout, _) = rf(&["query", out.to_str().unwrap(), "key00042", "key04999"]);
         assert!(ok);

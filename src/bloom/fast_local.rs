@@ -78,27 +78,102 @@ fn line_offset(h: u64, len: usize) -> usize {
     (fast_range32(h as u32, (len >> 6) as u32) as usize) << 6
 }
 
+/// `GOLDEN^i` for i in 0..32: probe i of a key uses `h2 * GOLDEN^i`, the
+/// same value as i repeated multiplications, but without the serial
+/// dependency (probes are independent, as in RocksDB's AVX2 path).
+const GOLDEN_POWERS: [u32; 32] = {
+    let mut p = [1u32; 32];
+    let mut i = 1;
+    while i < 32 {
+        p[i] = p[i - 1].wrapping_mul(GOLDEN);
+        i += 1;
+    }
+    p
+};
+
+/// Portable probe: all probes are loaded and combined without early exit
+/// (no unpredictable branch on a miss; the loads are independent).
 #[inline(always)]
-fn add_to_line(line: &mut [u8; LINE], h2: u32, num_probes: u32) {
+fn line_matches_scalar(line: &[u8; LINE], h2: u32, num_probes: u32) -> bool {
+    let mut all = 1u8;
+    for &m in &GOLDEN_POWERS[..num_probes.min(32) as usize] {
+        let h = h2.wrapping_mul(m);
+        all &= line[(h >> 26) as usize] >> ((h >> 23) & 7);
+    }
+    all & 1 != 0
+}
+
+/// RocksDB's AVX2 `HashMayMatchPrepared`: eight probes at a time, each a
+/// 32-bit word of the line picked by a permute, tested in one instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn line_matches_avx2(line: &[u8; LINE], h2: u32, num_probes: u32) -> bool {
+    use core::arch::x86_64::*;
+    // Powers of the 32-bit golden ratio, mod 2^32 (i32 bit patterns).
+    let multipliers = _mm256_setr_epi32(
+        0x0000_0001,
+        0x9e37_79b9_u32 as i32,
+        0xe35e_67b1_u32 as i32,
+        0x7342_97e9,
+        0x35fb_e861,
+        0xdeb7_c719_u32 as i32,
+        0x0448_b211,
+        0x3459_b749,
+    );
+    let zero_to_seven = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    // SAFETY: `line` is 64 readable bytes: two unaligned 32-byte loads.
+    let lower0 = unsafe { _mm256_loadu_si256(line.as_ptr() as *const __m256i) };
+    let upper0 = unsafe { _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i) };
     let mut h = h2;
-    for _ in 0..num_probes {
-        let bit = (h >> 23) as usize;
-        line[bit >> 3] |= 1 << (bit & 7);
-        h = h.wrapping_mul(GOLDEN);
+    let mut rem = num_probes as i32;
+    loop {
+        let hv = _mm256_mullo_epi32(_mm256_set1_epi32(h as i32), multipliers);
+        // Top 4 bits: which 32-bit word (low 3 bits via permute, top bit
+        // selects the lower or upper half of the line).
+        let word = _mm256_srli_epi32::<28>(hv);
+        let lower = _mm256_permutevar8x32_epi32(lower0, word);
+        let upper = _mm256_permutevar8x32_epi32(upper0, word);
+        let values = _mm256_blendv_epi8(lower, upper, _mm256_srai_epi32::<31>(hv));
+        // Only the first `rem` lanes count.
+        let k_sel = _mm256_srli_epi32::<31>(_mm256_sub_epi32(zero_to_seven, _mm256_set1_epi32(rem)));
+        // Bits 23..27: the bit within the word. (Written as shift-and-mask:
+        // LLVM turns RocksDB's shift-left-then-right into a second vector
+        // multiply.)
+        let bit = _mm256_and_si256(_mm256_srli_epi32::<23>(hv), _mm256_set1_epi32(31));
+        let mask = _mm256_sllv_epi32(k_sel, bit);
+        // SAFETY: AVX2 implies AVX (vptest); register operands only.
+        let matched = unsafe { testc(values, mask) };
+        if rem <= 8 {
+            return matched;
+        } else if !matched {
+            return false;
+        }
+        h = h.wrapping_mul(0xab25_f4c1); // GOLDEN^8
+        rem -= 8;
     }
 }
 
-#[inline(always)]
-fn line_matches(line: &[u8; LINE], h2: u32, num_probes: u32) -> bool {
-    let mut h = h2;
-    for _ in 0..num_probes {
-        let bit = (h >> 23) as usize;
-        if line[bit >> 3] & (1 << (bit & 7)) == 0 {
-            return false;
-        }
-        h = h.wrapping_mul(GOLDEN);
+/// `_mm256_testc_si256(v, m) != 0`, i.e. `(!v & m) == 0`, as the single
+/// `vptest` RocksDB's compiler emits (LLVM rewrites the intrinsic into an
+/// and-not plus a horizontal reduction, several instructions longer on the
+/// hot path).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn testc(v: core::arch::x86_64::__m256i, m: core::arch::x86_64::__m256i) -> bool {
+    let carry: u8;
+    // SAFETY: register-only AVX instruction; flags are read by setb.
+    unsafe {
+        core::arch::asm!(
+            "vptest {v}, {m}",
+            "setb {c}",
+            v = in(ymm_reg) v,
+            m = in(ymm_reg) m,
+            c = out(reg_byte) carry,
+            options(pure, nomem, nostack),
+        );
     }
-    true
+    carry != 0
 }
 
 #[inline(always)]
@@ -108,27 +183,120 @@ fn line_at(data: &[u8], off: usize) -> &[u8; LINE] {
 
 /// Writes the filter for `hashes` into a zeroed block of `len_with_metadata`
 /// bytes (from [`calculate_space`]) and its trailer.
+#[allow(dead_code)]
 pub(crate) fn build(hashes: &[u64], len_with_metadata: usize, num_probes: u32) -> Vec<u8> {
+    build_iter(hashes.iter().copied(), len_with_metadata, num_probes)
+}
+
+/// [`build`] over any sequence of hashes.
+pub(crate) fn build_iter(hashes: impl Iterator<Item = u64>, len_with_metadata: usize, num_probes: u32) -> Vec<u8> {
     let mut block = vec![0u8; len_with_metadata];
     let len = len_with_metadata - METADATA_LEN;
-    {
-        let data = &mut block[..len];
-        // Software pipelining as in RocksDB's AddAllEntries: compute the line
-        // for hash i+8 and prefetch it while setting bits for hash i.
-        const AHEAD: usize = 8;
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&next) = hashes.get(i + AHEAD) {
-                prefetch(data, line_offset(next, len));
-            }
-            let off = line_offset(h, len);
-            let line: &mut [u8; LINE] = (&mut data[off..off + LINE]).try_into().expect("line");
-            add_to_line(line, (h >> 32) as u32, num_probes);
-        }
-    }
+    add_all(&mut block[..len], hashes, num_probes);
+    write_trailer(&mut block, num_probes);
+    block
+}
+
+/// The 5-byte trailer after `block.len() - 5` bytes of bit array.
+pub(crate) fn write_trailer(block: &mut [u8], num_probes: u32) {
+    let len = block.len() - METADATA_LEN;
     block[len] = 0xff; // -1: newer Bloom implementations
     block[len + 1] = 0; // sub-implementation 0: FastLocalBloom
     block[len + 2] = num_probes as u8; // top 3 bits 0: 64-byte lines
-    block
+    block[len + 3] = 0;
+    block[len + 4] = 0;
+}
+
+/// Sets the probe bits of one hash in its line (the line's byte offset
+/// already computed).
+#[inline(always)]
+pub(crate) fn add_prepared(data: &mut [u8], off: usize, h2: u32, num_probes: u32) {
+    let line: &mut [u8; LINE] = (&mut data[off..off + LINE]).try_into().expect("line");
+    // Serial multiplication, as RocksDB's AddHashPrepared: no table loads.
+    let mut h = h2;
+    for _ in 0..num_probes {
+        line[(h >> 26) as usize] |= 1 << ((h >> 23) & 7);
+        h = h.wrapping_mul(GOLDEN);
+    }
+}
+
+/// RocksDB's `AddAllEntries`: software-pipelined, the line of hash i+8 is
+/// computed and prefetched while hash i's bits are set (ring buffer of
+/// prepared offsets, so each hash is split once).
+#[inline]
+pub(crate) fn add_all(data: &mut [u8], mut hashes: impl Iterator<Item = u64>, num_probes: u32) {
+    const AHEAD: usize = 8;
+    let len = data.len();
+    let mut offs = [0usize; AHEAD];
+    let mut h2s = [0u32; AHEAD];
+    let mut primed = 0;
+    for slot in 0..AHEAD {
+        let Some(h) = hashes.next() else { break };
+        offs[slot] = line_offset(h, len);
+        h2s[slot] = (h >> 32) as u32;
+        prefetch(data, offs[slot]);
+        primed += 1;
+    }
+    let mut slot = 0;
+    for h in hashes {
+        add_prepared(data, offs[slot], h2s[slot], num_probes);
+        offs[slot] = line_offset(h, len);
+        h2s[slot] = (h >> 32) as u32;
+        prefetch(data, offs[slot]);
+        slot = (slot + 1) % AHEAD;
+    }
+    for _ in 0..primed {
+        add_prepared(data, offs[slot], h2s[slot], num_probes);
+        slot = (slot + 1) % AHEAD;
+    }
+}
+
+/// Sets the bits of every hash whose line falls in `data`, a window of the
+/// bit array starting at byte `base` of a `total_len`-byte array (lines are
+/// chosen over the whole array). Threads owning disjoint windows write
+/// disjoint bytes, and OR is order-independent, so the result is
+/// byte-identical to the sequential build.
+pub(crate) fn add_window(
+    data: &mut [u8],
+    base: usize,
+    total_len: usize,
+    hashes: impl Iterator<Item = u64>,
+    num_probes: u32,
+) {
+    let end = base + data.len();
+    // The same 8-deep prefetch pipeline as `add_all`, over the hashes that
+    // land in this window.
+    const AHEAD: usize = 8;
+    let mut offs = [0usize; AHEAD];
+    let mut h2s = [0u32; AHEAD];
+    let mut filled = 0;
+    let mut slot = 0;
+    for h in hashes {
+        let off = line_offset(h, total_len);
+        if off < base || off >= end {
+            continue;
+        }
+        if filled == AHEAD {
+            add_prepared(data, offs[slot], h2s[slot], num_probes);
+        } else {
+            filled += 1;
+        }
+        offs[slot] = off - base;
+        h2s[slot] = (h >> 32) as u32;
+        prefetch(data, offs[slot]);
+        slot = (slot + 1) % AHEAD;
+    }
+    for i in 0..filled {
+        let j = (slot + AHEAD - filled + i) % AHEAD;
+        add_prepared(data, offs[j], h2s[j], num_probes);
+    }
+}
+
+/// Splits a `len`-byte bit array into `parts` windows of whole lines.
+pub(crate) fn line_windows(len: usize, parts: usize) -> Vec<usize> {
+    let lines = len / LINE;
+    let parts = parts.clamp(1, lines.max(1));
+    (0..=parts).map(|i| lines * i / parts * LINE).collect()
 }
 
 /// Validated geometry of a FastLocalBloom block.
@@ -140,23 +308,168 @@ pub struct FastLocalGeometry {
 }
 
 impl FastLocalGeometry {
-    #[inline]
+    /// The whole query for a key hash. With AVX2 (detected at run time) the
+    /// line offset and all probes run in one AVX2 function, as RocksDB's
+    /// `HashMayMatch` does when compiled with `-mavx2`. The dispatch is a
+    /// load, a compare and a tail call, so callers stay lean.
+    #[inline(always)]
     pub fn may_match_hash(&self, data: &[u8], h: u64) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let f = super::cpu::cached();
+            if f & super::cpu::AVX2 != 0 {
+                // SAFETY: the AVX2 bit is only set after detecting AVX2.
+                return unsafe { self.may_match_hash_avx2(data, h) };
+            }
+            if f == 0 {
+                return self.may_match_hash_detect(data, h);
+            }
+        }
+        self.may_match_hash_scalar(data, h)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn may_match_hash_detect(&self, data: &[u8], h: u64) -> bool {
+        super::cpu::detect();
+        self.may_match_hash(data, h)
+    }
+
+    #[inline(always)]
+    fn may_match_hash_scalar(&self, data: &[u8], h: u64) -> bool {
         let off = line_offset(h, self.len as usize);
-        line_matches(line_at(data, off), (h >> 32) as u32, self.num_probes)
+        line_matches_scalar(line_at(data, off), (h >> 32) as u32, self.num_probes)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    unsafe fn may_match_hash_avx2(&self, data: &[u8], h: u64) -> bool {
+        // SAFETY: the caller checked AVX2.
+        unsafe { self.may_match_hash_avx2_nopanic(data, h) }
+    }
+
+    /// For callers that are themselves AVX2 functions (inlined there), with
+    /// no panicking path: a line outside `data` (impossible for a validated
+    /// geometry over its own block) answers "may match".
+    /// Safety: the CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) unsafe fn may_match_hash_avx2_nopanic(&self, data: &[u8], h: u64) -> bool {
+        let off = line_offset(h, self.len as usize);
+        match data.get(off..off.wrapping_add(LINE)).and_then(|l| <&[u8; LINE]>::try_from(l).ok()) {
+            // SAFETY: the caller checked AVX2.
+            Some(line) => unsafe { line_matches_avx2(line, (h >> 32) as u32, self.num_probes) },
+            None => true,
+        }
+    }
+
+    /// Hashes `key` and queries, in one function compiled for AVX2 when the
+    /// CPU has it.
+    #[inline(always)]
+    pub fn may_match_key(&self, data: &[u8], key: &[u8]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let f = super::cpu::cached();
+            if f & super::cpu::AVX2 != 0 {
+                // SAFETY: the AVX2 bit is only set after detecting AVX2.
+                return unsafe { self.may_match_key_avx2(data, key) };
+            }
+            if f == 0 {
+                return self.may_match_key_detect(data, key);
+            }
+        }
+        self.may_match_key_scalar(data, key)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn may_match_key_detect(&self, data: &[u8], key: &[u8]) -> bool {
+        super::cpu::detect();
+        self.may_match_key(data, key)
+    }
+
+    #[inline(always)]
+    fn may_match_key_scalar(&self, data: &[u8], key: &[u8]) -> bool {
+        let h = crate::hash::hash64(key);
+        let off = line_offset(h, self.len as usize);
+        line_matches_scalar(line_at(data, off), (h >> 32) as u32, self.num_probes)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    unsafe fn may_match_key_avx2(&self, data: &[u8], key: &[u8]) -> bool {
+        let h = crate::hash::hash64(key);
+        let off = line_offset(h, self.len as usize);
+        // SAFETY: the caller checked AVX2.
+        unsafe { line_matches_avx2(line_at(data, off), (h >> 32) as u32, self.num_probes) }
     }
 
     /// First half of a two-pass batch query: the line offset (prefetched).
-    #[inline]
+    #[inline(always)]
     pub fn prepare(&self, data: &[u8], h: u64) -> usize {
         let off = line_offset(h, self.len as usize);
         prefetch(data, off);
         off
     }
 
+    /// Two-pass batch query (RocksDB's `MayMatch(num_keys, keys, ...)`):
+    /// hash every key and prefetch its line, then probe. `results.len()`
+    /// keys, `key(i)` gives key i. One feature dispatch per call.
     #[inline]
-    pub fn query_prepared(&self, data: &[u8], off: usize, h: u64) -> bool {
-        line_matches(line_at(data, off), (h >> 32) as u32, self.num_probes)
+    pub fn may_match_batch<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if super::cpu::get() & super::cpu::AVX2 != 0 {
+                // SAFETY: the AVX2 bit is only set after detecting AVX2.
+                return unsafe { self.may_match_batch_avx2(data, key, results) };
+            }
+        }
+        self.may_match_batch_impl::<false>(data, key, results)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn may_match_batch_avx2<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        self.may_match_batch_impl::<true>(data, key, results)
+    }
+
+    #[inline(always)]
+    fn may_match_batch_impl<'k, const AVX2: bool>(
+        &self,
+        data: &[u8],
+        key: &impl Fn(usize) -> &'k [u8],
+        results: &mut [bool],
+    ) {
+        const BATCH: usize = 32;
+        let mut h2s = [0u32; BATCH];
+        let mut offs = [0usize; BATCH];
+        let n = results.len();
+        for start in (0..n).step_by(BATCH) {
+            let m = BATCH.min(n - start);
+            for j in 0..m {
+                let h = crate::hash::hash64(key(start + j));
+                offs[j] = self.prepare(data, h);
+                h2s[j] = (h >> 32) as u32;
+            }
+            for j in 0..m {
+                let line = line_at(data, offs[j]);
+                results[start + j] = if AVX2 {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: AVX2 == true only from may_match_batch_avx2,
+                    // called after detecting AVX2.
+                    unsafe {
+                        line_matches_avx2(line, h2s[j], self.num_probes)
+                    }
+                    #[cfg(not(target_arch = "x86_64"))]
+                    line_matches_scalar(line, h2s[j], self.num_probes)
+                } else {
+                    line_matches_scalar(line, h2s[j], self.num_probes)
+                };
+            }
+        }
     }
 }
 
@@ -178,6 +491,34 @@ mod tests {
         assert_eq!(choose_num_probes(50000), 23);
         assert_eq!(choose_num_probes(50001), 24);
         assert_eq!(choose_num_probes(100000), 24);
+    }
+
+    #[test]
+    fn avx2_and_scalar_probes_agree() {
+        let mut line = [0u8; LINE];
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for k in 0..2000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            if k % 3 == 0 {
+                line[(x >> 58) as usize] |= 1 << ((x >> 40) & 7);
+            }
+            let h2 = (x >> 16) as u32;
+            for probes in 1..=30 {
+                let scalar = line_matches_scalar(&line, h2, probes);
+                let mut h = h2;
+                let mut serial = true;
+                for _ in 0..probes {
+                    let bit = (h >> 23) as usize;
+                    serial &= line[bit >> 3] & (1 << (bit & 7)) != 0;
+                    h = h.wrapping_mul(GOLDEN);
+                }
+                assert_eq!(scalar, serial);
+                #[cfg(target_arch = "x86_64")]
+                if std::is_x86_feature_detected!("avx2") {
+                    assert_eq!(unsafe { line_matches_avx2(&line, h2, probes) }, serial);
+                }
+            }
+        }
     }
 
     #[test]

@@ -51,13 +51,13 @@ pub fn estimated_fp_rate(keys: usize, len_with_metadata: usize, num_probes: u32)
 }
 
 /// Builds the block for already de-duplicated 32-bit hashes.
-pub(crate) fn build(hashes: &[u32], whole_bits_per_key: u32) -> Vec<u8> {
+pub(crate) fn build(hashes: impl Iterator<Item = u32>, count: usize, whole_bits_per_key: u32) -> Vec<u8> {
     let num_probes = choose_num_probes(whole_bits_per_key);
-    let (total_bits, num_lines) = geometry_for(hashes.len(), whole_bits_per_key);
+    let (total_bits, num_lines) = geometry_for(count, whole_bits_per_key);
     let len = (total_bits / 8) as usize;
     let mut block = vec![0u8; len + METADATA_LEN];
     let geom = LegacyGeometry { num_lines, num_probes, log2_line_bytes: LOG2_LINE_BYTES };
-    for &h in hashes {
+    for h in hashes {
         let off = geom.line_offset(h);
         let line = &mut block[off..off + 64];
         let mut h = h;

@@ -70,3 +70,52 @@ pub(crate) fn prefetch(data: &[u8], offset: usize) {
         let _ = (data, offset);
     }
 }
+
+/// CPU features used by the query and build paths, detected once at run
+/// time (no `-C target-cpu` needed) and cached in one relaxed atomic byte,
+/// so that a hot path's check is a load and a compare, with the detection
+/// itself out of line.
+pub(crate) mod cpu {
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    /// Bit 7: detected. Bit 0: AVX2. Bit 1: POPCNT.
+    static FEATURES: AtomicU8 = AtomicU8::new(0);
+    const DETECTED: u8 = 0x80;
+    pub(crate) const AVX2: u8 = 1;
+    pub(crate) const POPCNT: u8 = 2;
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn detect() -> u8 {
+        #[allow(unused_mut)]
+        let mut f = DETECTED;
+        // For testing and benchmarking the portable paths.
+        let portable = std::env::var_os("ROCKSFILTER_PORTABLE").is_some_and(|v| v != "0");
+        #[cfg(target_arch = "x86_64")]
+        if !portable {
+            if std::is_x86_feature_detected!("avx2") {
+                f |= AVX2;
+            }
+            if std::is_x86_feature_detected!("popcnt") {
+                f |= POPCNT;
+            }
+        }
+        let _ = portable;
+        FEATURES.store(f, Ordering::Relaxed);
+        f
+    }
+
+    /// The feature bits, or 0 if not detected yet (call [`detect`] then).
+    #[inline(always)]
+    pub(crate) fn cached() -> u8 {
+        FEATURES.load(Ordering::Relaxed)
+    }
+
+    #[inline(always)]
+    pub(crate) fn get() -> u8 {
+        match cached() {
+            0 => detect(),
+            f => f,
+        }
+    }
+}

@@ -1,5 +1,6 @@
 //! The two hash functions RocksDB's filters are built from.
 
+pub(crate) mod chunks;
 mod legacy;
 mod xxph3;
 

@@ -186,8 +186,121 @@ fn scramble(acc: &mut [u64; ACC_NB]) {
     }
 }
 
+/// Inputs over 240 bytes: with AVX2 (detected at run time) the same code is
+/// compiled for AVX2, as RocksDB's `XXPH3_accumulate_512` is when RocksDB is
+/// built with `-mavx2`; otherwise the portable (SSE2) build.
 #[inline(never)]
 fn hash_long(input: &[u8]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::bloom::cpu::get() & crate::bloom::cpu::AVX2 != 0 {
+            // SAFETY: AVX2 was detected.
+            return unsafe { hash_long_avx2(input) };
+        }
+    }
+    hash_long_impl(input)
+}
+
+/// `hash_long_impl` with the stripe accumulation and scrambling written with
+/// AVX2 intrinsics, as `XXPH3_accumulate_512` / `XXPH3_scrambleAcc` are in
+/// RocksDB's AVX2 build (the auto-vectorized scalar code is ~2.5x slower).
+/// Same arithmetic per 64-bit lane; checked against the scalar code for
+/// every length up to 5000 in the tests.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn hash_long_avx2(input: &[u8]) -> u64 {
+    use core::arch::x86_64::*;
+    let len = input.len();
+    debug_assert!(len > 240);
+    #[inline(always)]
+    unsafe fn load(b: &[u8], at: usize) -> __m256i {
+        debug_assert!(at + 32 <= b.len());
+        // SAFETY: callers pass `at + 32 <= b.len()` (stripes and secret
+        // windows are in bounds by construction, see below).
+        unsafe { _mm256_loadu_si256(b.as_ptr().add(at) as *const __m256i) }
+    }
+    #[inline(always)]
+    unsafe fn accumulate(acc: &mut [__m256i; 2], stripe: &[u8], secret_at: usize) {
+        // stripe is 64 bytes; secret_at + 64 <= 192 (SECRET.len()).
+        for (i, a) in acc.iter_mut().enumerate() {
+            // SAFETY: see the bounds above; AVX2 enabled by the caller.
+            unsafe {
+                let data = load(stripe, 32 * i);
+                let key = _mm256_xor_si256(data, load(&SECRET, secret_at + 32 * i));
+                let key_hi = _mm256_shuffle_epi32::<0b00_11_00_01>(key);
+                let product = _mm256_mul_epu32(key, key_hi);
+                *a = _mm256_add_epi64(*a, _mm256_add_epi64(product, data));
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn scramble(acc: &mut [__m256i; 2]) {
+        let prime = _mm256_set1_epi32(PRIME32_1 as i32);
+        for (i, a) in acc.iter_mut().enumerate() {
+            // SAFETY: SECRET.len() - 64 + 32 * i + 32 <= 192.
+            unsafe {
+                let shifted = _mm256_xor_si256(*a, _mm256_srli_epi64::<47>(*a));
+                let key = _mm256_xor_si256(shifted, load(&SECRET, SECRET.len() - STRIPE_LEN + 32 * i));
+                let key_hi = _mm256_shuffle_epi32::<0b00_11_00_01>(key);
+                let prod_lo = _mm256_mul_epu32(key, prime);
+                let prod_hi = _mm256_mul_epu32(key_hi, prime);
+                *a = _mm256_add_epi64(prod_lo, _mm256_slli_epi64::<32>(prod_hi));
+            }
+        }
+    }
+    let init: [u64; ACC_NB] =
+        [PRIME32_3, PRIME64_1, PRIME64_2, PRIME64_3, PRIME64_4, PRIME32_2, PRIME64_5, PRIME32_1];
+    // SAFETY: 64 bytes of `init`, read as two unaligned vectors.
+    let mut acc = unsafe {
+        [
+            _mm256_loadu_si256(init.as_ptr() as *const __m256i),
+            _mm256_loadu_si256(init.as_ptr().add(4) as *const __m256i),
+        ]
+    };
+    let nb_blocks = len / BLOCK_LEN;
+    // SAFETY (all calls below): stripes come from chunks_exact(64) or are
+    // the last 64 bytes of input (len > 240); secret offsets are those of
+    // the scalar code, all with offset + 64 <= 192.
+    for block in input.chunks_exact(BLOCK_LEN).take(nb_blocks) {
+        for (n, stripe) in block.chunks_exact(STRIPE_LEN).enumerate() {
+            unsafe { accumulate(&mut acc, stripe, n * SECRET_CONSUME_RATE) };
+        }
+        unsafe { scramble(&mut acc) };
+    }
+    let tail = &input[nb_blocks * BLOCK_LEN..];
+    for (n, stripe) in tail.chunks_exact(STRIPE_LEN).enumerate() {
+        unsafe { accumulate(&mut acc, stripe, n * SECRET_CONSUME_RATE) };
+    }
+    if len % STRIPE_LEN != 0 {
+        unsafe {
+            accumulate(&mut acc, &input[len - STRIPE_LEN..], SECRET.len() - STRIPE_LEN - SECRET_LASTACC_START)
+        };
+    }
+    let mut lanes = [0u64; ACC_NB];
+    // SAFETY: 64 writable bytes of `lanes`.
+    unsafe {
+        _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc[0]);
+        _mm256_storeu_si256(lanes.as_mut_ptr().add(4) as *mut __m256i, acc[1]);
+    }
+    merge(&lanes, len)
+}
+
+/// The final merge of the eight lanes (shared by both long-input paths).
+#[inline(always)]
+fn merge(acc: &[u64; ACC_NB], len: usize) -> u64 {
+    let mut result = (len as u64).wrapping_mul(PRIME64_1);
+    for pair in 0..4 {
+        let s = SECRET_MERGEACCS_START + 16 * pair;
+        result = result.wrapping_add(mul128_fold64(
+            acc[2 * pair] ^ read64(&SECRET, s),
+            acc[2 * pair + 1] ^ read64(&SECRET, s + 8),
+        ));
+    }
+    avalanche(result)
+}
+
+#[inline(always)]
+fn hash_long_impl(input: &[u8]) -> u64 {
     let len = input.len();
     let mut acc: [u64; ACC_NB] = [
         PRIME32_3, PRIME64_1, PRIME64_2, PRIME64_3, PRIME64_4, PRIME32_2, PRIME64_5, PRIME32_1,
@@ -212,15 +325,7 @@ fn hash_long(input: &[u8]) -> u64 {
         );
     }
     // Merge the eight lanes pairwise.
-    let mut result = (len as u64).wrapping_mul(PRIME64_1);
-    for pair in 0..4 {
-        let s = SECRET_MERGEACCS_START + 16 * pair;
-        result = result.wrapping_add(mul128_fold64(
-            acc[2 * pair] ^ read64(&SECRET, s),
-            acc[2 * pair + 1] ^ read64(&SECRET, s + 8),
-        ));
-    }
-    avalanche(result)
+    merge(&acc, len)
 }
 
 /// RocksDB's `Hash64(data, n)` / `GetSliceHash64(key)`: the hash every
@@ -256,6 +361,23 @@ mod tests {
     fn empty_key_is_rocksdb_value_not_final_xxh3() {
         assert_eq!(hash64(b""), 0x5342_c301_0fe1_dd04);
         assert_ne!(hash64(b""), 0x2d06_8005_38d3_94c2);
+    }
+
+    #[test]
+    fn avx2_long_path_equals_scalar() {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            let buf: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+            for len in 241..=buf.len() {
+                for start in [0usize, 1, 7] {
+                    if start + len > buf.len() {
+                        continue;
+                    }
+                    let k = &buf[start..start + len];
+                    assert_eq!(unsafe { hash_long_avx2(k) }, hash_long_impl(k), "len {len} start {start}");
+                }
+            }
+        }
     }
 
     #[test]

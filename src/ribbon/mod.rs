@@ -57,6 +57,7 @@ pub const RIBBON_MARKER: u8 = 0xFE;
 
 /// Result of [`build`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(dead_code)] // the slice-based `build` is used by tests
 pub enum RibbonBuild {
     /// The whole filter block, including the 5-byte trailer.
     Ribbon(Vec<u8>),
@@ -126,28 +127,50 @@ pub fn calculate_space(
 /// must be non-empty (RocksDB writes an "always false" filter for zero keys).
 /// `desired_one_in_fp_rate` and `millibits_per_key` come from the policy
 /// (`BloomLikeFilterPolicy`'s constructor).
+#[allow(dead_code)] // used by tests; the builder uses solve/write
 pub fn build(hashes: &[u64], desired_one_in_fp_rate: f64, millibits_per_key: u32) -> RibbonBuild {
-    let Some(&first) = hashes.first() else {
-        // Not a Ribbon case (RocksDB: FinishAlwaysFalse); let the caller's
-        // empty-filter path (shared with Bloom) handle it.
-        return RibbonBuild::FallBackToBloom;
-    };
-    let Some((num_slots, len_with_metadata)) = space_and_slots(
-        hashes.len(),
-        first,
-        desired_one_in_fp_rate,
-        millibits_per_key,
-    ) else {
-        return RibbonBuild::FallBackToBloom;
-    };
+    match solve(&[hashes], desired_one_in_fp_rate, millibits_per_key) {
+        Some(solved) => RibbonBuild::Ribbon(write(solved)),
+        None => RibbonBuild::FallBackToBloom,
+    }
+}
+
+/// A solved banding, ready for [`write`]. Splitting the build in two lets
+/// the caller free the key hashes in between (RocksDB's `ResetEntries()`
+/// before allocating the filter), which lowers the peak memory.
+pub(crate) struct Solved {
+    banding: banding::Banding,
+    seed: u32,
+    num_slots: u32,
+    len_with_metadata: usize,
+}
+
+/// Sizing and banding (`CalculateSpaceAndSlots`, `ResetAndFindSeedToSolve`)
+/// over the hashes given as consecutive parts. `None`: RocksDB would hand
+/// the same entries to its Bloom builder.
+pub(crate) fn solve(
+    parts: &[&[u64]],
+    desired_one_in_fp_rate: f64,
+    millibits_per_key: u32,
+) -> Option<Solved> {
+    // Not a Ribbon case when empty (RocksDB: FinishAlwaysFalse); the
+    // caller's empty-filter path (shared with Bloom) handles it.
+    let first = parts.iter().find_map(|p| p.first().copied())?;
+    let n: usize = parts.iter().map(|p| p.len()).sum();
+    let (num_slots, len_with_metadata) =
+        space_and_slots(n, first, desired_one_in_fp_rate, millibits_per_key)?;
     let mut banding = banding::Banding::new(num_slots);
-    let Some(seed) = banding.find_seed_to_solve(hashes, first as u32) else {
-        // "Too many re-seeds (256) for Ribbon filter". num_slots is sized so
-        // one seed fails ~1 time in 20 (less for small filters), and seeds
-        // fail nearly independently, so this is practically unreachable;
-        // duplicate hashes never cause it (their equations cancel exactly).
-        return RibbonBuild::FallBackToBloom;
-    };
+    // None: "Too many re-seeds (256) for Ribbon filter". num_slots is sized
+    // so one seed fails ~1 time in 20 (less for small filters), and seeds
+    // fail nearly independently, so this is practically unreachable;
+    // duplicate hashes never cause it (their equations cancel exactly).
+    let seed = banding.find_seed_to_solve(parts, first as u32)?;
+    Some(Solved { banding, seed, num_slots, len_with_metadata })
+}
+
+/// Back-substitution into the interleaved layout, plus the trailer.
+pub(crate) fn write(s: Solved) -> Vec<u8> {
+    let Solved { banding, seed, num_slots, len_with_metadata } = s;
     let num_blocks = num_slots / COEFF_BITS;
     // Same derivation the reader will do (RocksDB hands the solution the
     // length *with* metadata; data length is a multiple of 16 and 5 < 16, so
@@ -155,12 +178,13 @@ pub fn build(hashes: &[u64], desired_one_in_fp_rate: f64, millibits_per_key: u32
     let layout = Layout::configure(num_blocks, len_with_metadata);
     let mut block = vec![0u8; len_with_metadata];
     banding.back_subst_into(&layout, &mut block);
+    drop(banding);
     debug_assert!(num_blocks < 0x100_0000);
     let t = len_with_metadata - METADATA_LEN;
     block[t] = RIBBON_MARKER;
     block[t + 1] = seed as u8;
     block[t + 2..].copy_from_slice(&num_blocks.to_le_bytes()[..3]);
-    RibbonBuild::Ribbon(block)
+    block
 }
 
 /// `Standard128RibbonBitsBuilder::EstimatedFpRate`, Ribbon branch: expected
@@ -317,7 +341,7 @@ impl RibbonGeometry {
     /// The start slot's block decides where its segments are and whether it
     /// is a lower (b-1 columns) block; no division (multiply-shift range
     /// reduction, power-of-two block size).
-    #[inline]
+    #[inline(always)]
     pub fn prepare(&self, h: u64) -> RibbonPrepared {
         let seeded_hash = hasher::rehash(h, self.raw_seed);
         let start_slot = hasher::start(seeded_hash, self.num_starts);
@@ -344,6 +368,33 @@ impl RibbonGeometry {
     /// too short for the prepared range, so it never panics.
     #[inline]
     pub fn query_prepared(&self, data: &[u8], p: &RibbonPrepared) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("popcnt") {
+                // SAFETY: POPCNT is available (checked just above).
+                return unsafe { self.query_prepared_popcnt(data, p) };
+            }
+        }
+        self.query_prepared_impl(data, p)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn query_prepared_popcnt(&self, data: &[u8], p: &RibbonPrepared) -> bool {
+        self.query_prepared_impl(data, p)
+    }
+
+    /// [`Self::query_prepared`] for callers that already run with the
+    /// features they want (inlined into them).
+    #[inline(always)]
+    pub(crate) fn query_prepared_inline(&self, data: &[u8], p: &RibbonPrepared) -> bool {
+        self.query_prepared_impl(data, p)
+    }
+
+    #[inline(always)]
+    fn query_prepared_impl(&self, data: &[u8], p: &RibbonPrepared) -> bool {
+        // Parity of a 128-bit popcount = parity of the xor of its halves.
+        let parity = |x: u128| ((x as u64) ^ ((x >> 64) as u64)).count_ones();
         let cr = hasher::coeff_row(p.seeded_hash);
         let expected = hasher::result_row(p.seeded_hash);
         let Some(bytes) = data.get(p.byte_range()) else {
@@ -356,7 +407,7 @@ impl RibbonGeometry {
         };
         if p.start_bit == 0 {
             for (i, chunk) in bytes.chunks_exact(SEGMENT_BYTES).enumerate() {
-                if ((seg(chunk) & cr).count_ones() ^ (expected >> (i & 31))) & 1 != 0 {
+                if (parity(seg(chunk) & cr) ^ (expected >> (i & 31))) & 1 != 0 {
                     return false;
                 }
             }
@@ -370,7 +421,7 @@ impl RibbonGeometry {
                 .enumerate()
             {
                 let soln = (seg(l) & cr_left) ^ (seg(r) & cr_right);
-                if (soln.count_ones() ^ (expected >> (i & 31))) & 1 != 0 {
+                if (parity(soln) ^ (expected >> (i & 31))) & 1 != 0 {
                     return false;
                 }
             }

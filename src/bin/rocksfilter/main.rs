@@ -84,6 +84,17 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
+    /// Filter size for N keys at a target FP rate, Bloom vs Ribbon, from
+    /// RocksDB's own estimates: the smallest bits/key (in RocksDB's
+    /// thousandths) whose estimated FP rate is at most P, for each policy.
+    Size {
+        /// Number of keys (distinct entries) the filter will hold.
+        #[arg(long)]
+        keys: usize,
+        /// Target false-positive rate, e.g. 0.01 for 1%.
+        #[arg(long)]
+        fpr: f64,
+    },
     /// Print the kind and geometry of a filter block.
     Info {
         filter: PathBuf,
@@ -100,6 +111,7 @@ fn main() -> ExitCode {
         Command::Build { policy, bits_per_key, keys, hex, output } => build(policy.into(), bits_per_key, &keys, hex, &output),
         Command::Query { filter, keys, hex } => query(&filter, &keys, hex),
         Command::Info { filter, keys } => info(&filter, keys),
+        Command::Size { keys, fpr } => size(keys, fpr),
         Command::Inspect { sst, json, no_verify } => inspect::inspect(&sst, json, !no_verify),
     };
     match result {
@@ -175,6 +187,49 @@ fn query(path: &Path, keys: &[String], hex: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Smallest policy bits/key (RocksDB's millibit resolution, 1.0..=100.0)
+/// whose RocksDB-estimated FP rate for `keys` entries is at most `fpr`.
+/// The estimate is not strictly monotone in bits/key (probe counts step),
+/// so this scans upward rather than bisecting.
+fn smallest_bits(policy: Policy, keys: usize, fpr: f64) -> Option<(f64, usize, f64)> {
+    for millibits in 1000..=100_000u32 {
+        let bpk = f64::from(millibits) / 1000.0;
+        let b = FilterBuilder::new(policy, bpk).ok()?;
+        let (bytes, est) = b.estimate(keys);
+        if est <= fpr {
+            return Some((bpk, bytes, est));
+        }
+    }
+    None
+}
+
+fn size(keys: usize, fpr: f64) -> Result<(), String> {
+    if keys == 0 {
+        return Err("--keys must be at least 1".into());
+    }
+    if !(fpr > 0.0 && fpr < 1.0) {
+        return Err("--fpr must be between 0 and 1 (exclusive), e.g. 0.01".into());
+    }
+    println!("{keys} keys, target FP rate {:.6}% (RocksDB's estimates)", 100.0 * fpr);
+    println!(
+        "{:<8} {:>14} {:>14} {:>14} {:>14}",
+        "policy", "bits_per_key", "bytes", "bits/key", "est. FP rate"
+    );
+    for (name, policy) in [("bloom", Policy::Bloom), ("ribbon", Policy::Ribbon)] {
+        match smallest_bits(policy, keys, fpr) {
+            Some((bpk, bytes, est)) => println!(
+                "{name:<8} {bpk:>14.3} {bytes:>14} {:>14.3} {:>13.6}%",
+                8.0 * bytes as f64 / keys as f64,
+                100.0 * est
+            ),
+            None => println!("{name:<8} {:>14} (not reachable below 100 bits/key)", "-"),
+        }
+    }
+    println!("bits_per_key: the value to pass to NewBloomFilterPolicy / NewRibbonFilterPolicy");
+    println!("(Ribbon's bits_per_key means \"Bloom-equivalent FP rate\"; it stores fewer bits)");
+    Ok(())
+}
+
 fn info(path: &Path, keys: Option<usize>) -> Result<(), String> {
     let f = load(path)?;
     let i = f.info();
@@ -187,6 +242,24 @@ fn info(path: &Path, keys: Option<usize>) -> Result<(), String> {
     }
     if i.num_lines > 0 {
         println!("num_lines:   {}", i.num_lines);
+    }
+    if i.num_blocks > 0 {
+        // Blocks of 128 slots; each slot holds lower_num_columns result bits
+        // before upper_start_block and one more from there on.
+        let upper = i.num_blocks - i.upper_start_block;
+        let bits_per_slot = (i.lower_num_columns as f64 * i.upper_start_block as f64
+            + (i.lower_num_columns + 1) as f64 * upper as f64)
+            / i.num_blocks as f64;
+        println!("num_blocks:  {} (128 slots each)", i.num_blocks);
+        println!("seed:        {}", i.seed);
+        println!(
+            "columns:     {} for blocks 0..{}, {} for the other {} ({:.3} bits/slot)",
+            i.lower_num_columns,
+            i.upper_start_block,
+            i.lower_num_columns + 1,
+            upper,
+            bits_per_slot
+        );
     }
     if let Some(n) = keys {
         println!("bits/key:    {:.3} (for {n} keys)", 8.0 * i.bytes as f64 / n.max(1) as f64);
