@@ -59,3 +59,28 @@ pub(crate) fn set_error(errptr: *mut *mut c_char, e: &Error) {
     // writable `char *`.
     unsafe { *errptr = msg.into_raw() };
 }
+
+#[cfg(test)]
+mod tests {
+    //! The panic boundary cannot be reached through the public C ABI (no
+    //! exported function panics on contract-respecting input), so it is
+    //! tested directly (tests/ffi_misuse.rs covers the exported functions).
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_internal_with_a_message() {
+        let mut err: *mut c_char = std::ptr::null_mut();
+        let st = guard_status(&mut err, || panic!("boom {}", 42));
+        assert_eq!(st, ROCKSFILTER_INTERNAL);
+        // SAFETY: set_error stored a CString::into_raw pointer.
+        let msg = unsafe { CString::from_raw(err) }.into_string().unwrap();
+        assert_eq!(msg, "internal error: panic inside rocksfilter (please report): boom 42");
+        // &str payloads, NULL errptr, and the value-returning form.
+        assert_eq!(guard_status(std::ptr::null_mut(), || panic!("static")), ROCKSFILTER_INTERNAL);
+        assert!(guard(true, || -> bool { panic!("query") }));
+        assert_eq!(guard(7u32, || 3), 3);
+        // Errors and success pass through unchanged.
+        assert_eq!(guard_status(std::ptr::null_mut(), || Err(Error::invalid("x"))), super::super::ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(guard_status(std::ptr::null_mut(), || Ok(())), ROCKSFILTER_OK);
+    }
+}

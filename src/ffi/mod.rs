@@ -422,7 +422,8 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_hash(f: *const rocksfilter
 /// Hashes and prefetches ahead of probing (RocksDB's MultiGet style), so it
 /// is faster per key than a loop of single queries on large filters.
 /// Answers true for every key when the filter, keys or lens is NULL, and for
-/// a NULL keys[i] with non-zero lens[i]. No-op when results is NULL.
+/// a NULL keys[i] with non-zero lens[i]. No-op when results is NULL or n is
+/// larger than any array of pointers can be.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
     f: *const rocksfilter_filter,
@@ -432,7 +433,9 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
     results: *mut bool,
 ) {
     guard((), || {
-        if results.is_null() || n == 0 {
+        // No caller holds n pointers and n lengths for a larger n; the
+        // slices below would exceed isize::MAX bytes (undefined behaviour).
+        if results.is_null() || n == 0 || n > isize::MAX as usize / std::mem::size_of::<usize>() {
             return;
         }
         // SAFETY: header contract: results writable for n bools.
@@ -481,6 +484,13 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_packed(
         }
         // SAFETY: header contract: f is NULL or live.
         let f = unsafe { filter_ref(f) }.ok_or_else(|| null_arg("filter"))?;
+        // Hardening (tests/ffi_misuse.rs): no real buffer holds n + 1
+        // offsets for a larger n; without this check `n + 1` overflows (a
+        // panic in debug builds, an empty slice in release) and the slices
+        // below would exceed isize::MAX bytes, which is undefined behaviour.
+        if n >= isize::MAX as usize / std::mem::size_of::<usize>() {
+            return Err(Error::invalid(format!("n = {n} keys: more offsets than any buffer can hold")));
+        }
         // SAFETY: header contract: buf readable for buf_len bytes, offsets for
         // n + 1 elements, results writable for n bools.
         let (buf, offsets, results) = unsafe {
