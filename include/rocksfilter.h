@@ -379,7 +379,8 @@ bool rocksfilter_filter_may_match_hash(const rocksfilter_filter *f, uint64_t has
  * Hashes and prefetches ahead of probing (RocksDB's MultiGet style), so it
  * is faster per key than a loop of single queries on large filters.
  * Answers true for every key when the filter, keys or lens is NULL, and for
- * a NULL keys[i] with non-zero lens[i]. No-op when results is NULL.
+ * a NULL keys[i] with non-zero lens[i]. No-op when results is NULL or n is
+ * larger than any array of pointers can be.
  */
 void rocksfilter_filter_may_match_batch(const rocksfilter_filter *f,
                                         const uint8_t *const *keys,

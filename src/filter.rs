@@ -466,7 +466,7 @@ fn parse(block: &[u8]) -> Result<Reader> {
             let num_lines = u32::from_le_bytes([t[1], t[2], t[3], t[4]]);
             LegacyGeometry::parse(len, probes as u32, num_lines)
                 .map(Reader::Legacy)
-                .map_err(|e| Error::corruption(format!("{e} (trailer at offset {len})")))
+                .map_err(|e| Error::corruption(format!("{e} (filter metadata at block offset {len})")))
         }
         // 0 probes, or a marker reserved for future implementations: RocksDB
         // answers "may match" to everything, which is always safe.
@@ -489,7 +489,7 @@ fn parse_fast_local(len: usize, t: &[u8]) -> Result<Reader> {
     if len < 64 {
         // RocksDB would index a whole 64-byte line past the end of the block.
         return Err(Error::corruption(format!(
-            "FastLocalBloom bit array is {len} bytes, expected at least one 64-byte cache line (trailer at offset {len})"
+            "FastLocalBloom bit array is {len} bytes, expected at least one 64-byte cache line (filter metadata at block offset {len})"
         )));
     }
     Ok(Reader::FastLocal(FastLocalGeometry { len: len as u32, num_probes }))

@@ -244,7 +244,7 @@ fn boundaries(bytes: &[u8]) -> Vec<usize> {
 fn damaged_files_fail_cleanly_and_never_lose_a_key() {
     let all = fixtures();
     let (mut opened, mut refused, mut cases) = (0usize, 0usize, 0usize);
-    for f in all.iter().filter(|f| f.num("num_keys") <= 25_000.0) {
+    for f in &all {
         let bytes = std::fs::read(&f.path).unwrap();
         let checksummed = f.str("checksum") != "none";
         let probe: Vec<&Vec<u8>> = f.keys.iter().step_by((f.keys.len() / 50).max(1)).collect();

@@ -280,7 +280,7 @@ impl RibbonGeometry {
         let t = &block[len..];
         if t[0] != RIBBON_MARKER {
             return Err(format!(
-                "ribbon filter block: trailer at offset {len}: expected marker 0xfe (-2), found {:#04x}",
+                "ribbon filter block: metadata at block offset {len}: expected marker 0xfe (-2), found {:#04x}",
                 t[0]
             ));
         }
@@ -291,7 +291,7 @@ impl RibbonGeometry {
         }
         if len % SEGMENT_BYTES != 0 {
             return Err(format!(
-                "ribbon filter block: data length {len} (trailer at offset {len}, num_blocks {num_blocks}): \
+                "ribbon filter block: data length {len} (metadata at block offset {len}, num_blocks {num_blocks}): \
                  expected a multiple of {SEGMENT_BYTES} (whole segments), found remainder {}",
                 len % SEGMENT_BYTES
             ));

@@ -167,6 +167,18 @@ pub struct Sst<'a> {
     prefix_extractor: Option<PrefixExtractor>,
 }
 
+impl std::fmt::Debug for Sst<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sst")
+            .field("bytes", &self.as_bytes().len())
+            .field("format_version", &self.footer.format_version)
+            .field("checksum", &self.footer.checksum)
+            .field("filter_block", &self.filter_block_name)
+            .field("filter", &self.filter)
+            .finish()
+    }
+}
+
 impl Sst<'static> {
     /// Opens a file by memory-mapping it; filter bytes are never copied.
     /// The file must not be truncated while open (the mapping would fault).
@@ -218,7 +230,10 @@ impl<'a> Sst<'a> {
             let handle = || {
                 let mut p = 0;
                 BlockHandle::decode(value, &mut p).ok_or_else(|| {
-                    Error::corruption(format!("metaindex entry {name:?}: malformed block handle"))
+                    Error::corruption(format!(
+                        "metaindex block at offset {}: entry {name:?} has a malformed block handle",
+                        footer.metaindex.offset
+                    ))
                 })
             };
             if name == "rocksdb.properties" {
