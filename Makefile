@@ -35,6 +35,7 @@ c-test: build
 sst-test: build
 	sst_fixtures/generate.sh $(SST_FIXTURES)
 	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) $(CARGO) test --release --locked --test sst_fixtures -- --ignored --nocapture
+	sst_fixtures/check_inspect.py $(SST_FIXTURES) target/release/rocksfilter
 
 test: header-check rust-test c-test sst-test example-test
 
