@@ -158,6 +158,18 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
 
 /// Numeric properties are varints; show them as numbers.
 fn display_property(name: &str, v: &[u8]) -> String {
+    // The index type is a little-endian u32 (BlockBasedTableOptions::IndexType).
+    if name == "rocksdb.block.based.table.index.type" && v.len() == 4 {
+        let t = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+        let what = match t {
+            0 => " (binary search)",
+            1 => " (hash search)",
+            2 => " (two-level: partitioned index)",
+            3 => " (binary search with first key)",
+            _ => "",
+        };
+        return format!("{t}{what}");
+    }
     const STRINGS: [&str; 9] = [
         "rocksdb.filter.policy",
         "rocksdb.comparator",
