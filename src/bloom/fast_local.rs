@@ -183,12 +183,6 @@ fn line_at(data: &[u8], off: usize) -> &[u8; LINE] {
 
 /// Writes the filter for `hashes` into a zeroed block of `len_with_metadata`
 /// bytes (from [`calculate_space`]) and its trailer.
-#[allow(dead_code)]
-pub(crate) fn build(hashes: &[u64], len_with_metadata: usize, num_probes: u32) -> Vec<u8> {
-    build_iter(hashes.iter().copied(), len_with_metadata, num_probes)
-}
-
-/// [`build`] over any sequence of hashes.
 pub(crate) fn build_iter(hashes: impl Iterator<Item = u64>, len_with_metadata: usize, num_probes: u32) -> Vec<u8> {
     let mut block = vec![0u8; len_with_metadata];
     let len = len_with_metadata - METADATA_LEN;

@@ -6,7 +6,6 @@
 pub(crate) mod fast_local;
 pub(crate) mod legacy;
 
-#[allow(unused_imports)]
 pub use fast_local::calculate_space as fast_local_calculate_space;
 pub use fast_local::choose_num_probes;
 

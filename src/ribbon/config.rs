@@ -94,7 +94,7 @@ pub(crate) fn get_num_slots(num_to_add: u32) -> u32 {
 /// `BandingConfigHelper1MaybeSupported<kOneIn20, 128, ...>::GetNumToAdd`: the
 /// (approximate) inverse of [`get_num_slots`]. Only sizing tools need it
 /// (RocksDB uses it in `ApproximateNumEntries`).
-#[allow(dead_code)]
+#[cfg(test)]
 pub(crate) fn get_num_to_add(num_slots: u32) -> u32 {
     if num_slots == 0 {
         return 0;

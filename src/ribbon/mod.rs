@@ -57,7 +57,7 @@ pub const RIBBON_MARKER: u8 = 0xFE;
 
 /// Result of [`build`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[allow(dead_code)] // the slice-based `build` is used by tests
+#[cfg(test)]
 pub enum RibbonBuild {
     /// The whole filter block, including the 5-byte trailer.
     Ribbon(Vec<u8>),
@@ -127,7 +127,7 @@ pub fn calculate_space(
 /// must be non-empty (RocksDB writes an "always false" filter for zero keys).
 /// `desired_one_in_fp_rate` and `millibits_per_key` come from the policy
 /// (`BloomLikeFilterPolicy`'s constructor).
-#[allow(dead_code)] // used by tests; the builder uses solve/write
+#[cfg(test)] // the builder uses solve/write directly
 pub fn build(hashes: &[u64], desired_one_in_fp_rate: f64, millibits_per_key: u32) -> RibbonBuild {
     match solve(&[hashes], desired_one_in_fp_rate, millibits_per_key) {
         Some(solved) => RibbonBuild::Ribbon(write(solved)),
