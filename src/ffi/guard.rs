@@ -47,6 +47,30 @@ pub(crate) fn guard_status(
     }
 }
 
+/// For functions that create a handle: `*out` is set to NULL first (so it
+/// is NULL on every failure), then to the handle `make` returns. A NULL
+/// `out` is INVALID_ARGUMENT.
+///
+/// # Safety
+/// `out` is NULL or points to a writable `T *` (the header's contract).
+pub(crate) unsafe fn guard_out<T>(
+    errptr: *mut *mut c_char,
+    out: *mut *mut T,
+    make: impl FnOnce() -> Result<*mut T, Error>,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if out.is_null() {
+            return Err(Error::invalid("out is NULL"));
+        }
+        // SAFETY: out is non-NULL and writable (contract above).
+        unsafe { *out = std::ptr::null_mut() };
+        let handle = make()?;
+        // SAFETY: as above.
+        unsafe { *out = handle };
+        Ok(())
+    })
+}
+
 /// Stores a newly allocated copy of the message in `*errptr` (RocksDB's C
 /// API convention). A previous non-NULL value is overwritten, not freed.
 pub(crate) fn set_error(errptr: *mut *mut c_char, e: &Error) {

@@ -15,7 +15,7 @@ mod guard;
 use std::ffi::{c_char, CStr};
 use std::ptr;
 
-use guard::{guard, guard_status};
+use guard::{guard, guard_out, guard_status};
 
 use crate::{Error, ErrorKind, Filter, FilterBuilder, Kind, Policy};
 
@@ -149,18 +149,12 @@ pub unsafe extern "C" fn rocksfilter_builder_new(
     out: *mut *mut rocksfilter_builder,
     errptr: *mut *mut c_char,
 ) -> rocksfilter_status {
-    guard_status(errptr, || {
-        if out.is_null() {
-            return Err(null_arg("out"));
-        }
-        // SAFETY: out is non-NULL and points to a writable pointer (contract).
-        unsafe { *out = ptr::null_mut() };
+    let make = || {
         let inner = FilterBuilder::new(policy_of(policy)?, bits_per_key)?;
-        let handle = Box::into_raw(Box::new(rocksfilter_builder { inner }));
-        // SAFETY: as above.
-        unsafe { *out = handle };
-        Ok(())
-    })
+        Ok(Box::into_raw(Box::new(rocksfilter_builder { inner })))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
 }
 
 /// # Safety
@@ -336,23 +330,17 @@ unsafe fn load(
     errptr: *mut *mut c_char,
     copy: bool,
 ) -> rocksfilter_status {
-    guard_status(errptr, || {
-        if out.is_null() {
-            return Err(null_arg("out"));
-        }
-        // SAFETY: out is non-NULL and writable (contract).
-        unsafe { *out = ptr::null_mut() };
+    let make = || {
         // SAFETY: header contract: data readable for len bytes; for the
         // borrowed form it stays valid and unmodified until the filter is freed,
         // which is what the 'static lifetime stands for here.
         let block: &'static [u8] =
             unsafe { bytes(data, len) }.ok_or_else(|| null_arg("data (with non-zero length)"))?;
         let inner = if copy { Filter::from_vec(block.to_vec())? } else { Filter::new(block)? };
-        let handle = Box::into_raw(Box::new(rocksfilter_filter { inner }));
-        // SAFETY: as above.
-        unsafe { *out = handle };
-        Ok(())
-    })
+        Ok(Box::into_raw(Box::new(rocksfilter_filter { inner })))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
 }
 
 /// Loads a filter block, copying its `len` bytes (the caller may free `data`

@@ -3,7 +3,7 @@
 use std::ffi::{c_char, CStr, CString};
 use std::ptr;
 
-use super::guard::{guard, guard_status};
+use super::guard::{guard, guard_out, guard_status};
 use super::{bytes, null_arg, rocksfilter_filter, rocksfilter_status};
 use crate::sst::{Sst, SstFilter, SstOptions};
 use crate::{Error, ErrorKind};
@@ -109,12 +109,7 @@ pub unsafe extern "C" fn rocksfilter_sst_open_opts(
     out: *mut *mut rocksfilter_sst,
     errptr: *mut *mut c_char,
 ) -> rocksfilter_status {
-    guard_status(errptr, || {
-        if out.is_null() {
-            return Err(null_arg("out"));
-        }
-        // SAFETY: out is non-NULL and writable (contract).
-        unsafe { *out = ptr::null_mut() };
+    let make = || {
         if path.is_null() {
             return Err(null_arg("path"));
         }
@@ -124,11 +119,10 @@ pub unsafe extern "C" fn rocksfilter_sst_open_opts(
         let path = std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path.to_bytes()));
         #[cfg(not(unix))]
         let path = std::path::PathBuf::from(path.to_str().map_err(|_| Error::invalid("path is not UTF-8"))?);
-        let sst = Sst::open_with(path, options(flags)?)?;
-        // SAFETY: as above.
-        unsafe { *out = wrap(sst) };
-        Ok(())
-    })
+        Ok(wrap(Sst::open_with(path, options(flags)?)?))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
 }
 
 /// Reads an SST file held in memory (`len` bytes at `data`) without copying:
@@ -154,20 +148,14 @@ pub unsafe extern "C" fn rocksfilter_sst_open_memory_opts(
     out: *mut *mut rocksfilter_sst,
     errptr: *mut *mut c_char,
 ) -> rocksfilter_status {
-    guard_status(errptr, || {
-        if out.is_null() {
-            return Err(null_arg("out"));
-        }
-        // SAFETY: out is non-NULL and writable (contract).
-        unsafe { *out = ptr::null_mut() };
+    let make = || {
         // SAFETY: header contract: data readable for len bytes and outliving
         // the handle (the 'static here stands for that promise).
         let file: &'static [u8] = unsafe { bytes(data, len) }.ok_or_else(|| null_arg("data (with non-zero length)"))?;
-        let sst = Sst::from_bytes_with(file, options(flags)?)?;
-        // SAFETY: as above.
-        unsafe { *out = wrap(sst) };
-        Ok(())
-    })
+        Ok(wrap(Sst::from_bytes_with(file, options(flags)?)?))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
 }
 
 /// # Safety
@@ -233,12 +221,7 @@ pub unsafe extern "C" fn rocksfilter_sst_full_filter(
     out: *mut *mut rocksfilter_filter,
     errptr: *mut *mut c_char,
 ) -> rocksfilter_status {
-    guard_status(errptr, || {
-        if out.is_null() {
-            return Err(null_arg("out"));
-        }
-        // SAFETY: out is non-NULL and writable (contract).
-        unsafe { *out = ptr::null_mut() };
+    let make = || {
         // SAFETY: header contract: s NULL or live.
         let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
         let filter = match s.inner.filter() {
@@ -252,10 +235,10 @@ pub unsafe extern "C" fn rocksfilter_sst_full_filter(
             SstFilter::None => return Err(Error::new(ErrorKind::NotFound, "the file has no filter")),
             SstFilter::Unsupported(why) => return Err(Error::not_supported(why.clone())),
         };
-        // SAFETY: as above.
-        unsafe { *out = Box::into_raw(Box::new(rocksfilter_filter { inner: filter })) };
-        Ok(())
-    })
+        Ok(Box::into_raw(Box::new(rocksfilter_filter { inner: filter })))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
 }
 
 /// A ROCKSFILTER_SST_FILTER_* value (UNSUPPORTED for NULL).
