@@ -53,6 +53,18 @@ impl<H: Copy + PartialEq> Entries<H> {
     }
 }
 
+/// A zeroed, writable buffer `finish` can write a block into.
+pub(crate) trait BlockBuf: std::ops::DerefMut<Target = [u8]> + Sized {
+    /// `len` zero bytes (`len > 0`).
+    fn zeroed(len: usize) -> Result<Self>;
+}
+
+impl BlockBuf for Vec<u8> {
+    fn zeroed(len: usize) -> Result<Self> {
+        Ok(vec![0u8; len])
+    }
+}
+
 #[derive(Clone, Debug)]
 enum State {
     /// FastLocalBloom and Ribbon: 64-bit XXPH3 hashes.
@@ -90,7 +102,7 @@ unsafe extern "C" fn add_key_entry(b: &mut FilterBuilder, key: *const u8, len: u
     // SAFETY: per the contract above.
     let key = unsafe { std::slice::from_raw_parts(key, len) };
     match &mut b.state {
-        State::Xxph3(e) => e.add(hash64(key)),
+        State::Xxph3(e) => e.add(crate::hash::hash64_inline(key)),
         State::Legacy(e) => e.add(bloom_hash(key)),
     }
 }
@@ -184,51 +196,68 @@ impl FilterBuilder {
                 ribbon::calculate_space(num_entries, first, self.bits.desired_one_in_fp_rate(), millibits)
                     .unwrap_or_else(|| fast_local::calculate_space(num_entries, millibits))
             }
-            Policy::LegacyBloom => {
-                (legacy::geometry_for(num_entries, self.bits.whole_bits()).0 / 8) as usize
-                    + fast_local::METADATA_LEN
-            }
+            Policy::LegacyBloom => legacy::block_len(num_entries, self.bits.whole_bits()),
         }
     }
 
     /// Produces the filter block and empties the builder for reuse. No keys
     /// give an empty block (RocksDB's always-false filter).
     pub fn finish(&mut self) -> Result<Vec<u8>> {
+        Ok(self.finish_into::<Vec<u8>>()?.unwrap_or_default())
+    }
+
+    /// `finish` into a buffer of the caller's type (the C ABI writes straight
+    /// into `malloc` memory instead of copying). `None` for no keys.
+    pub(crate) fn finish_into<B: BlockBuf>(&mut self) -> Result<Option<B>> {
         if let Some(e) = self.deferred_error.take() {
             self.reset();
             return Err(e);
         }
         let millibits = self.bits.millibits();
-        Ok(match &mut self.state {
+        // The block is written all over (Bloom sets bits in every line at
+        // useful bits/key; Ribbon back-substitutes every byte): map its pages
+        // in one go rather than one page fault per page.
+        let alloc = |len: usize| -> Result<B> {
+            let mut block = B::zeroed(len)?;
+            crate::mem::populate_write(block.as_mut_ptr(), len);
+            Ok(block)
+        };
+        Ok(Some(match &mut self.state {
             State::Xxph3(e) => {
                 let hashes = e.take();
                 if hashes.is_empty() {
-                    return Ok(Vec::new());
+                    return Ok(None);
                 }
+                let parts = hashes.parts();
                 if self.policy == Policy::Ribbon {
                     // RocksDB's Ribbon builder hands its entries to a Bloom
                     // builder with the same millibits when Bloom is smaller,
                     // above 950M entries, or when all 256 seeds fail.
-                    let parts = hashes.parts();
                     if let Some(solved) = ribbon::solve(&parts, self.bits.desired_one_in_fp_rate(), millibits) {
                         // RocksDB's ResetEntries(): free the hashes before
                         // the filter is allocated (lower peak memory).
                         drop(parts);
                         drop(hashes);
-                        return Ok(ribbon::write(solved));
+                        let mut block = alloc(solved.len())?;
+                        ribbon::write_into(solved, &mut block);
+                        return Ok(Some(block));
                     }
                 }
-                let len = fast_local::calculate_space(hashes.len(), millibits);
-                fast_local::build_iter(hashes.iter(), len, fast_local::choose_num_probes(millibits))
+                let mut block = alloc(fast_local::calculate_space(hashes.len(), millibits))?;
+                fast_local::build_into(&mut block, &parts, fast_local::choose_num_probes(millibits));
+                block
             }
             State::Legacy(e) => {
                 let hashes = e.take();
                 if hashes.is_empty() {
-                    return Ok(Vec::new());
+                    return Ok(None);
                 }
-                legacy::build(hashes.iter(), hashes.len(), self.bits.whole_bits())
+                let bits = self.bits.whole_bits();
+                let mut block = alloc(legacy::block_len(hashes.len(), bits))?;
+                legacy::build_into(&mut block, hashes.iter(), hashes.len(), bits);
+                block
             }
-        })
+        }))
     }
 
     /// Drops all added keys.

@@ -19,12 +19,13 @@
 //! that queries are infallible and can never index outside the block.
 
 use std::ops::Range;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use crate::bloom::fast_local::{FastLocalGeometry, METADATA_LEN};
 use crate::bloom::legacy::LegacyGeometry;
 use crate::error::{Error, Result};
-use crate::hash::{bloom_hash, hash64};
+use crate::hash::{bloom_hash, hash64, hash64_inline};
 use crate::ribbon::RibbonGeometry;
 
 /// What kind of filter a block holds (values match `rocksfilter_kind`).
@@ -84,25 +85,19 @@ pub struct FilterInfo {
 
 /// Where a filter's bytes live. `Shared` lets filters inside a memory-mapped
 /// SST file keep the mapping alive without copying their bytes.
+/// Who keeps a filter's bytes alive.
 #[derive(Clone)]
 enum Bytes<'a> {
     Borrowed(&'a [u8]),
-    Owned(Box<[u8]>),
+    /// A `Vec` rather than a `Box<[u8]>`: the filter keeps a raw view of
+    /// these bytes, and a `Box` asserts unique access whenever it moves.
+    Owned(Vec<u8>),
+    /// Requirement: `as_ref()` returns the same immutable bytes every time
+    /// (true of the memory maps and vectors the crate passes here).
     Shared(Arc<dyn AsRef<[u8]> + Send + Sync>, Range<usize>),
 }
 
 impl Bytes<'_> {
-    /// The bytes when they are at hand without a call (not `Shared`).
-    #[inline(always)]
-    fn direct(&self) -> Option<&[u8]> {
-        match self {
-            Bytes::Borrowed(b) => Some(b),
-            Bytes::Owned(b) => Some(b),
-            Bytes::Shared(..) => None,
-        }
-    }
-
-    #[inline(always)]
     fn as_slice(&self) -> &[u8] {
         match self {
             Bytes::Borrowed(b) => b,
@@ -120,14 +115,36 @@ impl std::fmt::Debug for Bytes<'_> {
 
 /// A loaded, validated filter block. Immutable, `Send + Sync`: query it from
 /// as many threads as you like.
-#[derive(Clone)]
 pub struct Filter<'a> {
     data: Bytes<'a>,
+    /// `data.as_slice()`, computed once by `assemble`, so that reading the
+    /// bytes is two field loads instead of a match on who owns them (and,
+    /// for a shared buffer, a dynamic call).
+    /// Invariant: valid for as long as `data` lives, which keeps the bytes
+    /// alive and unchanged at the same address: a borrow for 'a, a `Vec`
+    /// whose heap buffer does not move when the vector does, or a shared
+    /// buffer (see `Bytes::Shared`).
+    view: NonNull<[u8]>,
     reader: Reader,
     /// The single-key query paths, chosen once at load for this format and
     /// this CPU (see [`Filter::assemble`]), so that a query is one indirect
     /// call with no per-query dispatch on kind, storage or CPU features.
     query: Query,
+}
+
+// SAFETY: `view` is a read-only alias of the bytes `data` keeps alive and
+// never mutates; `data` is a `&[u8]`, a `Vec<u8>` or an
+// `Arc<dyn AsRef<[u8]> + Send + Sync>`, all Send and Sync. Sending or
+// sharing a filter therefore shares nothing but immutable bytes.
+unsafe impl Send for Filter<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Filter<'_> {}
+
+impl Clone for Filter<'_> {
+    fn clone(&self) -> Self {
+        // A fresh view: an owned copy has its own buffer.
+        Filter::assemble(self.data.clone(), self.reader)
+    }
 }
 
 /// `extern "C"`: these calls cannot unwind (a panic would abort), which
@@ -139,7 +156,8 @@ type KeyFn = for<'x, 'y> unsafe extern "C" fn(&'x Filter<'y>, *const u8, usize) 
 
 #[derive(Clone, Copy)]
 struct Query {
-    /// Invariant: only functions whose required CPU features were detected.
+    /// Invariant: only functions whose required CPU features were detected,
+    /// and whose filter kind is this filter's.
     hash: HashFn,
     key: KeyFn,
 }
@@ -166,14 +184,20 @@ unsafe extern "C" fn generic_key(f: &Filter<'_>, key: *const u8, len: usize) -> 
         .unwrap_or(true)
 }
 
-/// FastLocalBloom over directly held bytes, AVX2. Falls back to the generic
-/// path if the filter is not what the selector saw (cannot happen).
+/// FastLocalBloom, AVX2. `LE8`: at most 8 probes (one AVX2 round, the
+/// shortest path; RocksDB's defaults up to ~14 bits/key), else any count.
+/// Falls back to the generic path if the filter is not what the selector
+/// saw (cannot happen).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe extern "C" fn fast_local_hash_avx2(f: &Filter<'_>, h: u64) -> bool {
-    match (&f.reader, f.data.direct()) {
-        // SAFETY: selected only after detecting AVX2 (Query invariant).
-        (Reader::FastLocal(g), Some(data)) => unsafe { g.may_match_hash_avx2_nopanic(data, h) },
+unsafe extern "C" fn fast_local_hash_avx2<const LE8: bool>(f: &Filter<'_>, h: u64) -> bool {
+    match &f.reader {
+        // SAFETY: selected only after detecting AVX2, and with LE8 only for
+        // num_probes <= 8 (Query invariant); the geometry was parsed from
+        // these bytes.
+        Reader::FastLocal(g) if LE8 => unsafe { g.may_match_hash_avx2_le8(f.as_bytes(), h) },
+        // SAFETY: as above.
+        Reader::FastLocal(g) => unsafe { g.may_match_hash_avx2_nopanic(f.as_bytes(), h) },
         // SAFETY: no feature requirement.
         _ => unsafe { generic_hash(f, h) },
     }
@@ -181,28 +205,26 @@ unsafe extern "C" fn fast_local_hash_avx2(f: &Filter<'_>, h: u64) -> bool {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe extern "C" fn fast_local_key_avx2(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
-    match (&f.reader, f.data.direct()) {
-        (Reader::FastLocal(g), Some(data)) => {
-            // SAFETY: the caller passes a slice's pointer and length.
-            let key = unsafe { std::slice::from_raw_parts(key, len) };
-            // SAFETY: selected only after detecting AVX2 (Query invariant).
-            // hash64 has no panicking path for any length.
-            unsafe { g.may_match_hash_avx2_nopanic(data, hash64(key)) }
-        }
-        // SAFETY: same pointer and length.
-        _ => unsafe { generic_key(f, key, len) },
+unsafe extern "C" fn fast_local_key_avx2<const LE8: bool>(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
+    if !matches!(f.reader, Reader::FastLocal(_)) {
+        // SAFETY: the caller passes a slice's pointer and length.
+        return unsafe { generic_key(f, key, len) };
     }
+    // SAFETY: the caller passes a slice's pointer and length.
+    let key = unsafe { std::slice::from_raw_parts(key, len) };
+    // SAFETY: same contract as the hash form (AVX2 detected, the filter is
+    // FastLocalBloom). hash64 has no panicking path for any length.
+    unsafe { fast_local_hash_avx2::<LE8>(f, hash64_inline(key)) }
 }
 
-/// Standard128Ribbon over directly held bytes, POPCNT.
+/// Standard128Ribbon, POPCNT.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
 unsafe extern "C" fn ribbon_hash_popcnt(f: &Filter<'_>, h: u64) -> bool {
-    match (&f.reader, f.data.direct()) {
-        // The Ribbon query reads only within `data` (`byte_range` checked
+    match &f.reader {
+        // The Ribbon query reads only within the bytes (`byte_range` checked
         // with `get`); its indexing cannot fail for any geometry.
-        (Reader::Ribbon(g), Some(data)) => g.query_prepared_inline(data, &g.prepare(h)),
+        Reader::Ribbon(g) => g.query_prepared_inline(f.as_bytes(), &g.prepare(h)),
         // SAFETY: no feature requirement.
         _ => unsafe { generic_hash(f, h) },
     }
@@ -211,11 +233,11 @@ unsafe extern "C" fn ribbon_hash_popcnt(f: &Filter<'_>, h: u64) -> bool {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
 unsafe extern "C" fn ribbon_key_popcnt(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
-    match (&f.reader, f.data.direct()) {
-        (Reader::Ribbon(g), Some(data)) => {
+    match &f.reader {
+        Reader::Ribbon(g) => {
             // SAFETY: the caller passes a slice's pointer and length.
             let key = unsafe { std::slice::from_raw_parts(key, len) };
-            g.query_prepared_inline(data, &g.prepare(hash64(key)))
+            g.query_prepared_inline(f.as_bytes(), &g.prepare(hash64_inline(key)))
         }
         // SAFETY: same pointer and length.
         _ => unsafe { generic_key(f, key, len) },
@@ -223,21 +245,25 @@ unsafe extern "C" fn ribbon_key_popcnt(f: &Filter<'_>, key: *const u8, len: usiz
 }
 
 impl Query {
-    fn select(reader: &Reader, data: &Bytes<'_>) -> Query {
+    fn select(reader: &Reader) -> Query {
         #[cfg(target_arch = "x86_64")]
         {
-            if let (Reader::Ribbon(_), Some(_)) = (reader, data.direct()) {
-                if crate::bloom::cpu::get() & crate::bloom::cpu::POPCNT != 0 {
+            let cpu = crate::bloom::cpu::get();
+            match reader {
+                Reader::Ribbon(_) if cpu & crate::bloom::cpu::POPCNT != 0 => {
                     return Query { hash: ribbon_hash_popcnt, key: ribbon_key_popcnt };
                 }
-            }
-            if let (Reader::FastLocal(_), Some(_)) = (reader, data.direct()) {
-                if crate::bloom::cpu::get() & crate::bloom::cpu::AVX2 != 0 {
-                    return Query { hash: fast_local_hash_avx2, key: fast_local_key_avx2 };
+                Reader::FastLocal(g) if cpu & crate::bloom::cpu::AVX2 != 0 => {
+                    return if g.num_probes <= 8 {
+                        Query { hash: fast_local_hash_avx2::<true>, key: fast_local_key_avx2::<true> }
+                    } else {
+                        Query { hash: fast_local_hash_avx2::<false>, key: fast_local_key_avx2::<false> }
+                    };
                 }
+                _ => {}
             }
         }
-        let _ = (reader, data);
+        let _ = reader;
         Query { hash: generic_hash, key: generic_key }
     }
 }
@@ -248,8 +274,9 @@ const BATCH: usize = 64;
 
 impl<'a> Filter<'a> {
     fn assemble(data: Bytes<'a>, reader: Reader) -> Filter<'a> {
-        let query = Query::select(&reader, &data);
-        Filter { data, reader, query }
+        let query = Query::select(&reader);
+        let view = NonNull::from(data.as_slice());
+        Filter { data, view, reader, query }
     }
 
     /// Loads a block without copying it.
@@ -261,7 +288,7 @@ impl<'a> Filter<'a> {
     /// Loads a block, taking ownership of its bytes.
     pub fn from_vec(block: Vec<u8>) -> Result<Filter<'static>> {
         let reader = parse(&block)?;
-        Ok(Filter::assemble(Bytes::Owned(block.into_boxed_slice()), reader))
+        Ok(Filter::assemble(Bytes::Owned(block), reader))
     }
 
     /// Loads the block at `range` of a shared buffer (e.g. a memory-mapped
@@ -274,7 +301,7 @@ impl<'a> Filter<'a> {
     /// A copy that owns its bytes.
     pub fn into_owned(self) -> Filter<'static> {
         let data = match self.data {
-            Bytes::Borrowed(b) => Bytes::Owned(b.into()),
+            Bytes::Borrowed(b) => Bytes::Owned(b.to_vec()),
             Bytes::Owned(b) => Bytes::Owned(b),
             Bytes::Shared(b, r) => Bytes::Shared(b, r),
         };
@@ -282,9 +309,11 @@ impl<'a> Filter<'a> {
     }
 
     /// The whole block, trailer included.
-    #[inline]
+    #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
-        self.data.as_slice()
+        // SAFETY: struct invariant: `view` is `data`'s bytes, alive and
+        // unchanged for as long as `self` (and so `data`) is borrowed.
+        unsafe { self.view.as_ref() }
     }
 
     pub fn kind(&self) -> Kind {
@@ -414,7 +443,7 @@ impl<'a> Filter<'a> {
                 for start in (0..n).step_by(BATCH) {
                     let m = BATCH.min(n - start);
                     for (j, p) in prepared[..m].iter_mut().enumerate() {
-                        *p = g.prepare(hash64(key(start + j)));
+                        *p = g.prepare(hash64_inline(key(start + j)));
                         crate::bloom::prefetch(data, p.byte_range().start);
                     }
                     for (j, p) in prepared[..m].iter().enumerate() {
@@ -492,7 +521,7 @@ fn parse_fast_local(len: usize, t: &[u8]) -> Result<Reader> {
             "FastLocalBloom bit array is {len} bytes, expected at least one 64-byte cache line (filter metadata at block offset {len})"
         )));
     }
-    Ok(Reader::FastLocal(FastLocalGeometry { len: len as u32, num_probes }))
+    Ok(Reader::FastLocal(FastLocalGeometry::new((len / 64) as u32, num_probes)))
 }
 
 #[cfg(test)]

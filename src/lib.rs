@@ -25,6 +25,7 @@ mod error;
 pub mod ffi;
 mod filter;
 mod hash;
+mod mem;
 mod policy;
 mod ribbon;
 pub mod sst;

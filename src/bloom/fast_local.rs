@@ -103,13 +103,42 @@ fn line_matches_scalar(line: &[u8; LINE], h2: u32, num_probes: u32) -> bool {
     all & 1 != 0
 }
 
-/// RocksDB's AVX2 `HashMayMatchPrepared`: eight probes at a time, each a
-/// 32-bit word of the line picked by a permute, tested in one instruction.
+/// `PROBE_LANES[n]`: lane i is 1 when i < n, i.e. which of the 8 lanes of
+/// an AVX2 round are real probes when n probes remain (all 8 from n = 8 up;
+/// 32 rows so that any `n & 31` indexes it without a check). RocksDB
+/// computes this per query (`(i - n) >> 31` per lane, four instructions); a
+/// table row is one load.
+static PROBE_LANES: [[i32; 8]; 32] = {
+    let mut t = [[0i32; 8]; 32];
+    let mut n = 0;
+    while n < 32 {
+        let mut i = 0;
+        while i < n && i < 8 {
+            t[n][i] = 1;
+            i += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// One AVX2 round of RocksDB's `HashMayMatchPrepared`: up to eight probes
+/// of the 64-byte line held in `lower`/`upper` (its two 32-byte halves), the
+/// probes being the lanes of `lanes` that are 1. Each probe is a 32-bit word
+/// of the line picked by a permute. Returns (words, bit masks): the round
+/// matches when every mask bit is set in its word, one `vptest`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn line_matches_avx2(line: &[u8; LINE], h2: u32, num_probes: u32) -> bool {
+#[inline]
+fn probe_round(
+    lower: core::arch::x86_64::__m256i,
+    upper: core::arch::x86_64::__m256i,
+    h: u32,
+    lanes: core::arch::x86_64::__m256i,
+) -> (core::arch::x86_64::__m256i, core::arch::x86_64::__m256i) {
     use core::arch::x86_64::*;
-    // Powers of the 32-bit golden ratio, mod 2^32 (i32 bit patterns).
+    // Powers of the 32-bit golden ratio, mod 2^32 (i32 bit patterns):
+    // lane i holds h * GOLDEN^i, probe i's hash.
     let multipliers = _mm256_setr_epi32(
         0x0000_0001,
         0x9e37_79b9_u32 as i32,
@@ -120,27 +149,35 @@ unsafe fn line_matches_avx2(line: &[u8; LINE], h2: u32, num_probes: u32) -> bool
         0x0448_b211,
         0x3459_b749,
     );
-    let zero_to_seven = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let hv = _mm256_mullo_epi32(_mm256_set1_epi32(h as i32), multipliers);
+    // Top 4 bits: which 32-bit word (low 3 bits via permute, top bit
+    // selects the lower or upper half of the line).
+    let word = _mm256_srli_epi32::<28>(hv);
+    let lo = _mm256_permutevar8x32_epi32(lower, word);
+    let hi = _mm256_permutevar8x32_epi32(upper, word);
+    let values = _mm256_blendv_epi8(lo, hi, _mm256_srai_epi32::<31>(hv));
+    // Bits 23..27: the bit within the word. (Written as shift-and-mask:
+    // LLVM turns RocksDB's shift-left-then-right into a second vector
+    // multiply.) Lanes that are not probes get an empty mask.
+    let bit = _mm256_and_si256(_mm256_srli_epi32::<23>(hv), _mm256_set1_epi32(31));
+    (values, _mm256_sllv_epi32(lanes, bit))
+}
+
+/// RocksDB's AVX2 `HashMayMatchPrepared`: eight probes per round.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn line_matches_avx2(line: &[u8; LINE], h2: u32, num_probes: u32) -> bool {
+    use core::arch::x86_64::*;
     // SAFETY: `line` is 64 readable bytes: two unaligned 32-byte loads.
-    let lower0 = unsafe { _mm256_loadu_si256(line.as_ptr() as *const __m256i) };
-    let upper0 = unsafe { _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i) };
+    let lower = unsafe { _mm256_loadu_si256(line.as_ptr() as *const __m256i) };
+    let upper = unsafe { _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i) };
     let mut h = h2;
-    let mut rem = num_probes as i32;
+    let mut rem = num_probes;
     loop {
-        let hv = _mm256_mullo_epi32(_mm256_set1_epi32(h as i32), multipliers);
-        // Top 4 bits: which 32-bit word (low 3 bits via permute, top bit
-        // selects the lower or upper half of the line).
-        let word = _mm256_srli_epi32::<28>(hv);
-        let lower = _mm256_permutevar8x32_epi32(lower0, word);
-        let upper = _mm256_permutevar8x32_epi32(upper0, word);
-        let values = _mm256_blendv_epi8(lower, upper, _mm256_srai_epi32::<31>(hv));
-        // Only the first `rem` lanes count.
-        let k_sel = _mm256_srli_epi32::<31>(_mm256_sub_epi32(zero_to_seven, _mm256_set1_epi32(rem)));
-        // Bits 23..27: the bit within the word. (Written as shift-and-mask:
-        // LLVM turns RocksDB's shift-left-then-right into a second vector
-        // multiply.)
-        let bit = _mm256_and_si256(_mm256_srli_epi32::<23>(hv), _mm256_set1_epi32(31));
-        let mask = _mm256_sllv_epi32(k_sel, bit);
+        let row = &PROBE_LANES[rem as usize & 31];
+        // SAFETY: a table row is 32 readable bytes.
+        let lanes = unsafe { _mm256_loadu_si256(row.as_ptr() as *const __m256i) };
+        let (values, mask) = probe_round(lower, upper, h, lanes);
         // SAFETY: AVX2 implies AVX (vptest); register operands only.
         let matched = unsafe { testc(values, mask) };
         if rem <= 8 {
@@ -148,15 +185,15 @@ unsafe fn line_matches_avx2(line: &[u8; LINE], h2: u32, num_probes: u32) -> bool
         } else if !matched {
             return false;
         }
-        h = h.wrapping_mul(0xab25_f4c1); // GOLDEN^8
+        h = h.wrapping_mul(0xab25_f4c1); // GOLDEN^8: next round's lane 0
         rem -= 8;
     }
 }
 
 /// `_mm256_testc_si256(v, m) != 0`, i.e. `(!v & m) == 0`, as the single
-/// `vptest` RocksDB's compiler emits (LLVM rewrites the intrinsic into an
-/// and-not plus a horizontal reduction, several instructions longer on the
-/// hot path).
+/// `vptest` RocksDB's compiler emits (inside a loop LLVM rewrites the
+/// intrinsic into an and-not plus a horizontal reduction, several
+/// instructions longer on the hot path).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -181,14 +218,37 @@ fn line_at(data: &[u8], off: usize) -> &[u8; LINE] {
     data[off..off + LINE].try_into().expect("64-byte line")
 }
 
-/// Writes the filter for `hashes` into a zeroed block of `len_with_metadata`
-/// bytes (from [`calculate_space`]) and its trailer.
-pub(crate) fn build_iter(hashes: impl Iterator<Item = u64>, len_with_metadata: usize, num_probes: u32) -> Vec<u8> {
-    let mut block = vec![0u8; len_with_metadata];
-    let len = len_with_metadata - METADATA_LEN;
-    add_all(&mut block[..len], hashes, num_probes);
-    write_trailer(&mut block, num_probes);
-    block
+/// Writes the filter for `parts` (the hashes, in order, as consecutive
+/// slices) into `block`, a zeroed buffer of `len_with_metadata` bytes (from
+/// [`calculate_space`]), trailer included.
+pub(crate) fn build_into(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
+    #[cfg(target_arch = "x86_64")]
+    if super::cpu::get() & super::cpu::BMI2 != 0 {
+        // SAFETY: BMI2 was detected.
+        return unsafe { build_into_bmi2(block, parts, num_probes) };
+    }
+    build_into_impl(block, parts, num_probes)
+}
+
+/// With BMI2 the probe loop's shifts are three-operand (`shrx`, `shlx`):
+/// no register copies, no shift count in `cl`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn build_into_bmi2(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
+    build_into_impl(block, parts, num_probes)
+}
+
+#[inline(always)]
+fn build_into_impl(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
+    let len = block.len() - METADATA_LEN;
+    let mut adder = Adder::new(&mut block[..len], num_probes);
+    for part in parts {
+        for &h in *part {
+            adder.push(h);
+        }
+    }
+    adder.finish();
+    write_trailer(block, num_probes);
 }
 
 /// The 5-byte trailer after `block.len() - 5` bytes of bit array.
@@ -207,42 +267,76 @@ pub(crate) fn write_trailer(block: &mut [u8], num_probes: u32) {
 pub(crate) fn add_prepared(data: &mut [u8], off: usize, h2: u32, num_probes: u32) {
     let line: &mut [u8; LINE] = (&mut data[off..off + LINE]).try_into().expect("line");
     // Serial multiplication, as RocksDB's AddHashPrepared: no table loads.
+    // Bit p = h >> 23 (0..511) of the line is set through the little-endian
+    // 32-bit word p / 32, bit p % 32: the same bit as RocksDB's byte p / 8,
+    // bit p % 8, but a 32-bit shift masks its count itself (one instruction
+    // less per probe than a byte's `& 7`).
     let mut h = h2;
     for _ in 0..num_probes {
-        line[(h >> 26) as usize] |= 1 << ((h >> 23) & 7);
+        let w = (h >> 28) as usize * 4;
+        let word: &mut [u8; 4] = (&mut line[w..w + 4]).try_into().expect("word");
+        *word = (u32::from_le_bytes(*word) | (1u32 << ((h >> 23) & 31))).to_le_bytes();
         h = h.wrapping_mul(GOLDEN);
     }
 }
 
-/// RocksDB's `AddAllEntries`: software-pipelined, the line of hash i+8 is
-/// computed and prefetched while hash i's bits are set (ring buffer of
-/// prepared offsets, so each hash is split once).
+/// Keys whose lines are in flight: the line of hash i + AHEAD is computed
+/// and prefetched while hash i's bits are set, so a cache miss costs one
+/// wait per AHEAD keys instead of one per key.
+const AHEAD: usize = 16;
+
+/// RocksDB's `AddAllEntries` as a push interface: a software pipeline over
+/// a ring buffer of prepared (line offset, h2) pairs, so each hash is split
+/// once. Callers feed it from slices (a tight loop) or any iterator.
+pub(crate) struct Adder<'d> {
+    data: &'d mut [u8],
+    lines: u32,
+    num_probes: u32,
+    offs: [usize; AHEAD],
+    h2s: [u32; AHEAD],
+    /// Hashes pushed so far.
+    n: usize,
+}
+
+impl<'d> Adder<'d> {
+    pub(crate) fn new(data: &'d mut [u8], num_probes: u32) -> Self {
+        // `data.len()` is at most MAX_LEN, so the line count fits in u32.
+        let lines = (data.len() / LINE) as u32;
+        Adder { data, lines, num_probes, offs: [0; AHEAD], h2s: [0; AHEAD], n: 0 }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, h: u64) {
+        let slot = self.n % AHEAD;
+        if self.n >= AHEAD {
+            add_prepared(self.data, self.offs[slot], self.h2s[slot], self.num_probes);
+        }
+        let off = (fast_range32(h as u32, self.lines) as usize) << 6;
+        self.offs[slot] = off;
+        self.h2s[slot] = (h >> 32) as u32;
+        prefetch(self.data, off);
+        self.n += 1;
+    }
+
+    /// Sets the bits of the hashes still in the ring.
+    pub(crate) fn finish(self) {
+        let in_flight = self.n.min(AHEAD);
+        for i in self.n - in_flight..self.n {
+            let slot = i % AHEAD;
+            add_prepared(self.data, self.offs[slot], self.h2s[slot], self.num_probes);
+        }
+    }
+}
+
+/// [`Adder`] over any iterator (the direct build, which hashes keys as it
+/// goes).
 #[inline]
-pub(crate) fn add_all(data: &mut [u8], mut hashes: impl Iterator<Item = u64>, num_probes: u32) {
-    const AHEAD: usize = 8;
-    let len = data.len();
-    let mut offs = [0usize; AHEAD];
-    let mut h2s = [0u32; AHEAD];
-    let mut primed = 0;
-    for slot in 0..AHEAD {
-        let Some(h) = hashes.next() else { break };
-        offs[slot] = line_offset(h, len);
-        h2s[slot] = (h >> 32) as u32;
-        prefetch(data, offs[slot]);
-        primed += 1;
-    }
-    let mut slot = 0;
+pub(crate) fn add_all(data: &mut [u8], hashes: impl Iterator<Item = u64>, num_probes: u32) {
+    let mut adder = Adder::new(data, num_probes);
     for h in hashes {
-        add_prepared(data, offs[slot], h2s[slot], num_probes);
-        offs[slot] = line_offset(h, len);
-        h2s[slot] = (h >> 32) as u32;
-        prefetch(data, offs[slot]);
-        slot = (slot + 1) % AHEAD;
+        adder.push(h);
     }
-    for _ in 0..primed {
-        add_prepared(data, offs[slot], h2s[slot], num_probes);
-        slot = (slot + 1) % AHEAD;
-    }
+    adder.finish();
 }
 
 /// Sets the bits of every hash whose line falls in `data`, a window of the
@@ -296,12 +390,26 @@ pub(crate) fn line_windows(len: usize, parts: usize) -> Vec<usize> {
 /// Validated geometry of a FastLocalBloom block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FastLocalGeometry {
-    /// Bytes of bit array (block length minus trailer), at least 64.
-    pub len: u32,
+    /// 64-byte lines in the bit array (block length minus trailer, over
+    /// 64, rounded down as RocksDB does), at least 1.
+    pub lines: u32,
     pub num_probes: u32,
+    /// `PROBE_LANES[num_probes]`, looked up once at load.
+    first_round_lanes: &'static [i32; 8],
 }
 
 impl FastLocalGeometry {
+    /// `lines` >= 1 and `num_probes` in 1..=30 (validated by the parser).
+    pub(crate) fn new(lines: u32, num_probes: u32) -> Self {
+        FastLocalGeometry { lines, num_probes, first_round_lanes: &PROBE_LANES[num_probes as usize & 31] }
+    }
+
+    /// Byte offset of the cache line a hash's lower half selects.
+    #[inline(always)]
+    fn line_offset(&self, h: u64) -> usize {
+        (fast_range32(h as u32, self.lines) as usize) << 6
+    }
+
     /// The whole query for a key hash. With AVX2 (detected at run time) the
     /// line offset and all probes run in one AVX2 function, as RocksDB's
     /// `HashMayMatch` does when compiled with `-mavx2`. The dispatch is a
@@ -331,7 +439,7 @@ impl FastLocalGeometry {
 
     #[inline(always)]
     fn may_match_hash_scalar(&self, data: &[u8], h: u64) -> bool {
-        let off = line_offset(h, self.len as usize);
+        let off = self.line_offset(h);
         line_matches_scalar(line_at(data, off), (h >> 32) as u32, self.num_probes)
     }
 
@@ -351,12 +459,53 @@ impl FastLocalGeometry {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(crate) unsafe fn may_match_hash_avx2_nopanic(&self, data: &[u8], h: u64) -> bool {
-        let off = line_offset(h, self.len as usize);
+        let off = self.line_offset(h);
         match data.get(off..off.wrapping_add(LINE)).and_then(|l| <&[u8; LINE]>::try_from(l).ok()) {
             // SAFETY: the caller checked AVX2.
             Some(line) => unsafe { line_matches_avx2(line, (h >> 32) as u32, self.num_probes) },
             None => true,
         }
+    }
+
+    /// `may_match_hash_avx2_nopanic` for at most 8 probes: one round, no
+    /// loop, no bounds check. The shortest path there is: the fewer
+    /// instructions per query, the more queries the CPU keeps in flight,
+    /// which is what a memory-bound filter query costs.
+    ///
+    /// Safety: the CPU must support AVX2, and `data` must be at least
+    /// `64 * self.lines` bytes long (true of the block the geometry was
+    /// parsed from: `lines` is its bit-array length over 64, rounded down).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(crate) unsafe fn may_match_hash_avx2_le8(&self, data: &[u8], h: u64) -> bool {
+        // SAFETY: the caller's contract; line_offset maps onto 0..lines.
+        unsafe { self.probe_avx2_le8(data, self.line_offset(h), (h >> 32) as u32) }
+    }
+
+    /// The probing half of `may_match_hash_avx2_le8`, for a line offset
+    /// from `line_offset` (FastRange32 maps onto 0..lines, so the line is
+    /// bytes off..off + 64 with off + 64 <= 64 * lines).
+    /// Safety: AVX2; `off + 64 <= data.len()`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn probe_avx2_le8(&self, data: &[u8], off: usize, h2: u32) -> bool {
+        use core::arch::x86_64::*;
+        debug_assert!(self.num_probes <= 8 && off + LINE <= data.len());
+        // SAFETY: in bounds (the caller's contract); unaligned loads; the
+        // lane row is a 32-byte static.
+        let (lower, upper, lanes) = unsafe {
+            let line = data.as_ptr().add(off);
+            (
+                _mm256_loadu_si256(line as *const __m256i),
+                _mm256_loadu_si256(line.add(32) as *const __m256i),
+                _mm256_loadu_si256(self.first_round_lanes.as_ptr() as *const __m256i),
+            )
+        };
+        let (values, mask) = probe_round(lower, upper, h2, lanes);
+        // Straight-line code: here LLVM keeps the intrinsic a single vptest.
+        _mm256_testc_si256(values, mask) != 0
     }
 
     /// Hashes `key` and queries, in one function compiled for AVX2 when the
@@ -387,7 +536,7 @@ impl FastLocalGeometry {
     #[inline(always)]
     fn may_match_key_scalar(&self, data: &[u8], key: &[u8]) -> bool {
         let h = crate::hash::hash64(key);
-        let off = line_offset(h, self.len as usize);
+        let off = self.line_offset(h);
         line_matches_scalar(line_at(data, off), (h >> 32) as u32, self.num_probes)
     }
 
@@ -396,7 +545,7 @@ impl FastLocalGeometry {
     #[inline(never)]
     unsafe fn may_match_key_avx2(&self, data: &[u8], key: &[u8]) -> bool {
         let h = crate::hash::hash64(key);
-        let off = line_offset(h, self.len as usize);
+        let off = self.line_offset(h);
         // SAFETY: the caller checked AVX2.
         unsafe { line_matches_avx2(line_at(data, off), (h >> 32) as u32, self.num_probes) }
     }
@@ -404,7 +553,7 @@ impl FastLocalGeometry {
     /// First half of a two-pass batch query: the line offset (prefetched).
     #[inline(always)]
     pub fn prepare(&self, data: &[u8], h: u64) -> usize {
-        let off = line_offset(h, self.len as usize);
+        let off = self.line_offset(h);
         prefetch(data, off);
         off
     }
@@ -437,6 +586,9 @@ impl FastLocalGeometry {
         key: &impl Fn(usize) -> &'k [u8],
         results: &mut [bool],
     ) {
+        // Checked once here rather than per key: every line offset is below
+        // 64 * lines (see `probe_avx2_le8`).
+        let lines_fit = data.len() >= self.lines as usize * LINE;
         const BATCH: usize = 32;
         let mut h2s = [0u32; BATCH];
         let mut offs = [0usize; BATCH];
@@ -444,13 +596,24 @@ impl FastLocalGeometry {
         for start in (0..n).step_by(BATCH) {
             let m = BATCH.min(n - start);
             for j in 0..m {
-                let h = crate::hash::hash64(key(start + j));
+                let h = crate::hash::hash64_inline(key(start + j));
                 offs[j] = self.prepare(data, h);
                 h2s[j] = (h >> 32) as u32;
             }
-            for j in 0..m {
+            let out = &mut results[start..start + m];
+            #[cfg(target_arch = "x86_64")]
+            if AVX2 && lines_fit && self.num_probes <= 8 {
+                for (j, r) in out.iter_mut().enumerate() {
+                    // SAFETY: AVX2 == true only from may_match_batch_avx2,
+                    // called after detecting AVX2; offs[j] + 64 <= 64 * lines
+                    // <= data.len() (checked above).
+                    *r = unsafe { self.probe_avx2_le8(data, offs[j], h2s[j]) };
+                }
+                continue;
+            }
+            for (j, r) in out.iter_mut().enumerate() {
                 let line = line_at(data, offs[j]);
-                results[start + j] = if AVX2 {
+                *r = if AVX2 {
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: AVX2 == true only from may_match_batch_avx2,
                     // called after detecting AVX2.

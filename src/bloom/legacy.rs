@@ -50,12 +50,17 @@ pub fn estimated_fp_rate(keys: usize, len_with_metadata: usize, num_probes: u32)
     independent_probability_sum(filter_rate, fingerprint_fp_rate(keys, 32))
 }
 
-/// Builds the block for already de-duplicated 32-bit hashes.
-pub(crate) fn build(hashes: impl Iterator<Item = u32>, count: usize, whole_bits_per_key: u32) -> Vec<u8> {
+/// Block length, trailer included, for `count` entries.
+pub(crate) fn block_len(count: usize, whole_bits_per_key: u32) -> usize {
+    (geometry_for(count, whole_bits_per_key).0 / 8) as usize + METADATA_LEN
+}
+
+/// Writes the block for `count` already de-duplicated 32-bit hashes into
+/// `block`, a zeroed buffer of [`block_len`] bytes.
+pub(crate) fn build_into(block: &mut [u8], hashes: impl Iterator<Item = u32>, count: usize, whole_bits_per_key: u32) {
     let num_probes = choose_num_probes(whole_bits_per_key);
     let (total_bits, num_lines) = geometry_for(count, whole_bits_per_key);
     let len = (total_bits / 8) as usize;
-    let mut block = vec![0u8; len + METADATA_LEN];
     let geom = LegacyGeometry { num_lines, num_probes, log2_line_bytes: LOG2_LINE_BYTES };
     for h in hashes {
         let off = geom.line_offset(h);
@@ -70,7 +75,6 @@ pub(crate) fn build(hashes: impl Iterator<Item = u32>, count: usize, whole_bits_
     }
     block[len] = num_probes as u8;
     block[len + 1..].copy_from_slice(&num_lines.to_le_bytes());
-    block
 }
 
 /// Validated geometry of a legacy Bloom block.

@@ -77,11 +77,12 @@ pub(crate) fn prefetch(data: &[u8], offset: usize) {
 pub(crate) mod cpu {
     use std::sync::atomic::{AtomicU8, Ordering};
 
-    /// Bit 7: detected. Bit 0: AVX2. Bit 1: POPCNT.
+    /// Bit 7: detected. Bit 0: AVX2. Bit 1: POPCNT. Bit 2: BMI2.
     static FEATURES: AtomicU8 = AtomicU8::new(0);
     const DETECTED: u8 = 0x80;
     pub(crate) const AVX2: u8 = 1;
     pub(crate) const POPCNT: u8 = 2;
+    pub(crate) const BMI2: u8 = 4;
 
     #[cold]
     #[inline(never)]
@@ -97,6 +98,9 @@ pub(crate) mod cpu {
             }
             if std::is_x86_feature_detected!("popcnt") {
                 f |= POPCNT;
+            }
+            if std::is_x86_feature_detected!("bmi2") {
+                f |= BMI2;
             }
         }
         let _ = portable;

@@ -262,31 +262,65 @@ pub unsafe extern "C" fn rocksfilter_builder_finish(
         }
         // SAFETY: header contract: b is NULL or a live builder owned by this thread.
         let b = unsafe { builder_mut(b) }.ok_or_else(|| null_arg("builder"))?;
-        let block = b.finish()?;
-        if block.is_empty() {
-            return Ok(());
-        }
-        let data = malloc_copy(&block)?;
+        // Written straight into malloc memory (no copy of the block).
+        let Some(block) = b.finish_into::<MallocBlock>()? else { return Ok(()) };
+        let len = block.len();
         // SAFETY: as above.
         unsafe {
-            *out_data = data;
-            *out_len = block.len();
+            *out_data = block.into_raw();
+            *out_len = len;
         }
         Ok(())
     })
 }
 
-/// Copies into a `malloc` buffer, so that C callers may also release it with
-/// `free()` and no length has to be remembered.
-fn malloc_copy(block: &[u8]) -> Result<*mut u8, Error> {
-    // SAFETY: plain allocation of a non-zero size; checked for NULL below.
-    let p = unsafe { libc::malloc(block.len()) } as *mut u8;
-    if p.is_null() {
-        return Err(Error::new(ErrorKind::Internal, format!("out of memory allocating {} bytes", block.len())));
+/// A zeroed `calloc` buffer the builder writes a block into, so that C
+/// callers can release it with `free()` and no length has to be remembered.
+/// Freed on drop unless handed out with `into_raw`.
+struct MallocBlock {
+    /// Invariant: a live `calloc` allocation of `len > 0` bytes owned here.
+    ptr: ptr::NonNull<u8>,
+    len: usize,
+}
+
+impl crate::builder::BlockBuf for MallocBlock {
+    fn zeroed(len: usize) -> Result<Self, Error> {
+        // SAFETY: plain allocation of a non-zero size; checked for NULL.
+        let p = unsafe { libc::calloc(len, 1) } as *mut u8;
+        let ptr = ptr::NonNull::new(p)
+            .ok_or_else(|| Error::new(ErrorKind::Internal, format!("out of memory allocating {len} bytes")))?;
+        Ok(MallocBlock { ptr, len })
     }
-    // SAFETY: p is a fresh allocation of block.len() bytes, disjoint from block.
-    unsafe { ptr::copy_nonoverlapping(block.as_ptr(), p, block.len()) };
-    Ok(p)
+}
+
+impl MallocBlock {
+    fn into_raw(self) -> *mut u8 {
+        let p = self.ptr.as_ptr();
+        std::mem::forget(self);
+        p
+    }
+}
+
+impl std::ops::Deref for MallocBlock {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // SAFETY: struct invariant: len initialised (zeroed) bytes owned here.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for MallocBlock {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in deref, and &mut self makes this the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for MallocBlock {
+    fn drop(&mut self) {
+        // SAFETY: struct invariant: ours to free, once.
+        unsafe { libc::free(self.ptr.as_ptr() as *mut libc::c_void) }
+    }
 }
 
 /// Frees a builder. NULL is ignored.

@@ -8,7 +8,7 @@
 //! in fresh pages.
 
 /// Entries per chunk (32 KiB of `u64`s).
-const CHUNK_BYTES: usize = 32 * 1024;
+const CHUNK_BYTES: usize = 64 * 1024;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Chunks<H> {
@@ -48,6 +48,8 @@ impl<H: Copy> Chunks<H> {
             self.full.push(full.into_boxed_slice());
         }
         self.cur = Vec::with_capacity(Self::chunk_len());
+        let spare = self.cur.spare_capacity_mut();
+        crate::mem::populate_write(spare.as_ptr() as *const u8, std::mem::size_of_val(spare));
     }
 
     #[inline(always)]

@@ -6,3 +6,4 @@ mod xxph3;
 
 pub use legacy::bloom_hash;
 pub use xxph3::hash64;
+pub(crate) use xxph3::hash64_inline;

@@ -332,6 +332,14 @@ fn hash_long_impl(input: &[u8]) -> u64 {
 /// FastLocalBloom and Ribbon filter is built from.
 #[inline]
 pub fn hash64(key: &[u8]) -> u64 {
+    hash64_inline(key)
+}
+
+/// `hash64`, always inlined: for the per-key hot loops (adding keys,
+/// single and batch queries), where the call and its register saves cost
+/// as much as hashing a short key. Long inputs still go out of line.
+#[inline(always)]
+pub(crate) fn hash64_inline(key: &[u8]) -> u64 {
     let len = key.len();
     if len <= 16 {
         if len > 8 {

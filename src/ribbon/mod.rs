@@ -130,7 +130,11 @@ pub fn calculate_space(
 #[cfg(test)] // the builder uses solve/write directly
 pub fn build(hashes: &[u64], desired_one_in_fp_rate: f64, millibits_per_key: u32) -> RibbonBuild {
     match solve(&[hashes], desired_one_in_fp_rate, millibits_per_key) {
-        Some(solved) => RibbonBuild::Ribbon(write(solved)),
+        Some(solved) => {
+            let mut block = vec![0u8; solved.len()];
+            write_into(solved, &mut block);
+            RibbonBuild::Ribbon(block)
+        }
         None => RibbonBuild::FallBackToBloom,
     }
 }
@@ -168,23 +172,30 @@ pub(crate) fn solve(
     Some(Solved { banding, seed, num_slots, len_with_metadata })
 }
 
-/// Back-substitution into the interleaved layout, plus the trailer.
-pub(crate) fn write(s: Solved) -> Vec<u8> {
+impl Solved {
+    /// Length of the block [`write_into`] writes, trailer included.
+    pub(crate) fn len(&self) -> usize {
+        self.len_with_metadata
+    }
+}
+
+/// Back-substitution into the interleaved layout, plus the trailer, into
+/// `block`: a zeroed buffer of `s.len()` bytes.
+pub(crate) fn write_into(s: Solved, block: &mut [u8]) {
     let Solved { banding, seed, num_slots, len_with_metadata } = s;
+    debug_assert_eq!(block.len(), len_with_metadata);
     let num_blocks = num_slots / COEFF_BITS;
     // Same derivation the reader will do (RocksDB hands the solution the
     // length *with* metadata; data length is a multiple of 16 and 5 < 16, so
     // the segment count is the same).
     let layout = Layout::configure(num_blocks, len_with_metadata);
-    let mut block = vec![0u8; len_with_metadata];
-    banding.back_subst_into(&layout, &mut block);
+    banding.back_subst_into(&layout, block);
     drop(banding);
     debug_assert!(num_blocks < 0x100_0000);
     let t = len_with_metadata - METADATA_LEN;
     block[t] = RIBBON_MARKER;
     block[t + 1] = seed as u8;
     block[t + 2..].copy_from_slice(&num_blocks.to_le_bytes()[..3]);
-    block
 }
 
 /// `Standard128RibbonBitsBuilder::EstimatedFpRate`, Ribbon branch: expected
@@ -393,37 +404,60 @@ impl RibbonGeometry {
 
     #[inline(always)]
     fn query_prepared_impl(&self, data: &[u8], p: &RibbonPrepared) -> bool {
-        // Parity of a 128-bit popcount = parity of the xor of its halves.
-        let parity = |x: u128| ((x as u64) ^ ((x >> 64) as u64)).count_ones();
         let cr = hasher::coeff_row(p.seeded_hash);
-        let expected = hasher::result_row(p.seeded_hash);
         let Some(bytes) = data.get(p.byte_range()) else {
             return true;
         };
-        let seg = |chunk: &[u8]| {
-            let mut b = [0u8; SEGMENT_BYTES];
-            b.copy_from_slice(chunk);
-            u128::from_le_bytes(b)
-        };
-        if p.start_bit == 0 {
-            for (i, chunk) in bytes.chunks_exact(SEGMENT_BYTES).enumerate() {
-                if (parity(seg(chunk) & cr) ^ (expected >> (i & 31))) & 1 != 0 {
-                    return false;
-                }
-            }
+        // The 128-slot window from the start slot: the start block's columns
+        // shifted left by start_bit, xor the next block's shifted right.
+        // With start_bit == 0 there is no next block: the "right" segments
+        // alias the left ones under an all-zero mask.
+        let cols = p.num_columns as usize * SEGMENT_BYTES;
+        let (cr_left, cr_right, right_at) = if p.start_bit == 0 {
+            (cr, 0, 0)
         } else {
-            let cr_left = cr << p.start_bit;
-            let cr_right = cr >> (COEFF_BITS - p.start_bit);
-            let (left, right) = bytes.split_at(p.num_columns as usize * SEGMENT_BYTES);
-            for (i, (l, r)) in left
-                .chunks_exact(SEGMENT_BYTES)
-                .zip(right.chunks_exact(SEGMENT_BYTES))
-                .enumerate()
-            {
-                let soln = (seg(l) & cr_left) ^ (seg(r) & cr_right);
-                if (parity(soln) ^ (expected >> (i & 31))) & 1 != 0 {
+            (cr << p.start_bit, cr >> (COEFF_BITS - p.start_bit), cols)
+        };
+        let (Some(left), Some(right)) = (bytes.get(..cols), bytes.get(right_at..right_at + cols)) else {
+            return true;
+        };
+        let columns = left.chunks_exact(SEGMENT_BYTES).zip(right.chunks_exact(SEGMENT_BYTES));
+        // Column i must reproduce bit i of the result row: the parity of
+        // the window's bits selected by the coefficient row.
+        let mut expected = hasher::result_row(p.seeded_hash);
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::*;
+            // SSE2 (x86-64 baseline): a segment is one 128-bit register, so
+            // the and/xor per column are two instructions instead of six,
+            // and no general registers run out (no spills).
+            // SAFETY (every intrinsic below): SSE2 is part of the x86-64
+            // baseline; the loads read 16-byte chunks (chunks_exact).
+            let split = |x: u128| unsafe { _mm_set_epi64x((x >> 64) as i64, x as i64) };
+            let (ml, mr) = (split(cr_left), split(cr_right));
+            for (l, r) in columns {
+                let folded = unsafe {
+                    let l = _mm_loadu_si128(l.as_ptr() as *const __m128i);
+                    let r = _mm_loadu_si128(r.as_ptr() as *const __m128i);
+                    let x = _mm_xor_si128(_mm_and_si128(l, ml), _mm_and_si128(r, mr));
+                    // Parity of 128 bits = parity of the xor of its halves.
+                    _mm_cvtsi128_si64(x) ^ _mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x))
+                };
+                if (folded.count_ones() ^ expected) & 1 != 0 {
                     return false;
                 }
+                expected >>= 1;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let seg = |chunk: &[u8]| u128::from_le_bytes(chunk.try_into().expect("16-byte segment"));
+            for (l, r) in columns {
+                let x = (seg(l) & cr_left) ^ (seg(r) & cr_right);
+                if (((x as u64) ^ ((x >> 64) as u64)).count_ones() ^ expected) & 1 != 0 {
+                    return false;
+                }
+                expected >>= 1;
             }
         }
         true
