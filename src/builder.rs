@@ -330,6 +330,7 @@ impl FilterBuilder {
         let probes = fast_local::choose_num_probes(millibits);
         let len_with_metadata = fast_local::calculate_space(n, millibits);
         let mut block = vec![0u8; len_with_metadata];
+        crate::mem::populate_write(block.as_ptr(), block.len());
         let len = len_with_metadata - fast_local::METADATA_LEN;
         let mut prev: Option<u64> = None;
         let mut adjacent_duplicate = false;
@@ -375,6 +376,8 @@ impl FilterBuilder {
                 .map(|r| {
                     s.spawn(move || {
                         let mut v: Vec<u64> = Vec::with_capacity(r.len());
+                        let spare = v.spare_capacity_mut();
+                        crate::mem::populate_write(spare.as_ptr() as *const u8, std::mem::size_of_val(spare));
                         for k in r.iter() {
                             let h = hash64(k.as_ref());
                             if v.last() != Some(&h) {
@@ -404,6 +407,7 @@ impl FilterBuilder {
         let len_with_metadata = fast_local::calculate_space(n, millibits);
         let len = len_with_metadata - fast_local::METADATA_LEN;
         let mut block = vec![0u8; len_with_metadata];
+        crate::mem::populate_write(block.as_ptr(), block.len());
         // Phase 2: disjoint line windows.
         let bounds = fast_local::line_windows(len, threads);
         {
@@ -414,13 +418,11 @@ impl FilterBuilder {
                 windows.push((w[0], head));
                 rest = tail;
             }
+            let parts: Vec<&[u64]> = parts.iter().map(|p| &p[..]).collect();
             let parts = &parts;
             std::thread::scope(|s| {
                 for (base, window) in windows {
-                    s.spawn(move || {
-                        let hashes = parts.iter().flat_map(|p| p.iter().copied());
-                        fast_local::add_window(window, base, len, hashes, probes);
-                    });
+                    s.spawn(move || fast_local::add_window(window, base, len, parts, probes));
                 }
             });
         }

@@ -438,19 +438,7 @@ impl<'a> Filter<'a> {
             Reader::AlwaysFalse => results[..n].fill(false),
             Reader::AlwaysTrue => results[..n].fill(true),
             Reader::FastLocal(g) => g.may_match_batch(data, &key, &mut results[..n]),
-            Reader::Ribbon(g) => {
-                let mut prepared = [crate::ribbon::RibbonPrepared::default(); BATCH];
-                for start in (0..n).step_by(BATCH) {
-                    let m = BATCH.min(n - start);
-                    for (j, p) in prepared[..m].iter_mut().enumerate() {
-                        *p = g.prepare(hash64_inline(key(start + j)));
-                        crate::bloom::prefetch(data, p.byte_range().start);
-                    }
-                    for (j, p) in prepared[..m].iter().enumerate() {
-                        results[start + j] = g.query_prepared(data, p);
-                    }
-                }
-            }
+            Reader::Ribbon(g) => g.may_match_batch(data, &key, &mut results[..n]),
             Reader::Legacy(g) => {
                 let mut hashes = [0u32; BATCH];
                 let mut offs = [0usize; BATCH];
@@ -550,6 +538,28 @@ mod tests {
         for t in [[0xff, 1, 6, 0, 0], [0xff, 0, 0x26, 0, 0], [0xff, 0, 31, 0, 0], [0xff, 0, 6, 1, 0]] {
             b[64..].copy_from_slice(&t);
             assert_eq!(Filter::new(&b).unwrap().kind(), Kind::AlwaysTrue, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn view_follows_every_owner_through_moves_and_clones() {
+        let mut b = crate::FilterBuilder::new(crate::Policy::Bloom, 10.0).unwrap();
+        for i in 0..50u32 {
+            b.add_key(&i.to_le_bytes());
+        }
+        let block = b.finish().unwrap();
+        let owned = Filter::from_vec(block.clone()).unwrap();
+        let moved = vec![owned]; // the Vec's buffer stays put
+        let cloned = moved[0].clone(); // a fresh buffer and view
+        drop(moved);
+        let borrowed_then_owned = Filter::new(&block).unwrap().into_owned();
+        let shared = Filter::from_shared(Arc::new(block.clone()), 0..block.len()).unwrap();
+        let sent = std::thread::spawn(move || shared).join().unwrap();
+        for f in [&cloned, &borrowed_then_owned, &sent] {
+            assert_eq!(f.as_bytes(), &block[..]);
+            for i in 0..50u32 {
+                assert!(f.may_match(&i.to_le_bytes()));
+            }
         }
     }
 

@@ -14,18 +14,20 @@
 //! Only memory the caller is about to write is populated, so resident
 //! memory never exceeds what the build would touch anyway.
 
-/// Regions smaller than this are not worth a system call.
-const MIN_BYTES: usize = 64 * 1024;
-
 /// Pre-faults the whole pages inside `ptr..ptr + len`, memory owned by the
 /// caller that it is about to write.
 #[inline]
 pub(crate) fn populate_write(ptr: *const u8, len: usize) {
-    #[cfg(target_os = "linux")]
+    // (Miri cannot run system calls; the advice changes nothing it checks.)
+    #[cfg(all(target_os = "linux", not(miri)))]
     {
+        // Regions smaller than this are not worth a system call.
+        const MIN_BYTES: usize = 64 * 1024;
         if len < MIN_BYTES {
             return;
         }
+        // 4 KiB pages; where pages are larger, madvise refuses the
+        // unaligned range (EINVAL) and the advice is simply skipped.
         const PAGE: usize = 4096;
         let start = (ptr as usize + PAGE - 1) & !(PAGE - 1);
         let end = (ptr as usize + len) & !(PAGE - 1);
@@ -40,6 +42,6 @@ pub(crate) fn populate_write(ptr: *const u8, len: usize) {
             }
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(all(target_os = "linux", not(miri))))]
     let _ = (ptr, len);
 }

@@ -72,12 +72,6 @@ fn fast_range32(h: u32, range: u32) -> u32 {
     ((h as u64 * range as u64) >> 32) as u32
 }
 
-/// Byte offset of the cache line a hash's lower half selects.
-#[inline(always)]
-fn line_offset(h: u64, len: usize) -> usize {
-    (fast_range32(h as u32, (len >> 6) as u32) as usize) << 6
-}
-
 /// `GOLDEN^i` for i in 0..32: probe i of a key uses `h2 * GOLDEN^i`, the
 /// same value as i repeated multiplications, but without the serial
 /// dependency (probes are independent, as in RocksDB's AVX2 path).
@@ -307,13 +301,18 @@ impl<'d> Adder<'d> {
 
     #[inline(always)]
     pub(crate) fn push(&mut self, h: u64) {
+        self.push_at((fast_range32(h as u32, self.lines) as usize) << 6, (h >> 32) as u32);
+    }
+
+    /// Pushes a hash whose line offset in `data` is already known.
+    #[inline(always)]
+    fn push_at(&mut self, off: usize, h2: u32) {
         let slot = self.n % AHEAD;
         if self.n >= AHEAD {
             add_prepared(self.data, self.offs[slot], self.h2s[slot], self.num_probes);
         }
-        let off = (fast_range32(h as u32, self.lines) as usize) << 6;
         self.offs[slot] = off;
-        self.h2s[slot] = (h >> 32) as u32;
+        self.h2s[slot] = h2;
         prefetch(self.data, off);
         self.n += 1;
     }
@@ -339,45 +338,45 @@ pub(crate) fn add_all(data: &mut [u8], hashes: impl Iterator<Item = u64>, num_pr
     adder.finish();
 }
 
-/// Sets the bits of every hash whose line falls in `data`, a window of the
-/// bit array starting at byte `base` of a `total_len`-byte array (lines are
-/// chosen over the whole array). Threads owning disjoint windows write
-/// disjoint bytes, and OR is order-independent, so the result is
-/// byte-identical to the sequential build.
-pub(crate) fn add_window(
-    data: &mut [u8],
-    base: usize,
-    total_len: usize,
-    hashes: impl Iterator<Item = u64>,
-    num_probes: u32,
-) {
-    let end = base + data.len();
-    // The same 8-deep prefetch pipeline as `add_all`, over the hashes that
-    // land in this window.
-    const AHEAD: usize = 8;
-    let mut offs = [0usize; AHEAD];
-    let mut h2s = [0u32; AHEAD];
+/// Sets the bits of every hash whose line falls in `data`, a window of
+/// whole lines of the bit array starting at byte `base` of a
+/// `total_len`-byte array (lines are chosen over the whole array). Threads
+/// owning disjoint windows write disjoint bytes, and OR is order-independent,
+/// so the result is byte-identical to the sequential build.
+///
+/// Every thread reads all hashes (sequentially, cheap) but sets bits only for
+/// its own: the in-window test is branch-free (a hash is always written to a
+/// staging buffer, whose fill index advances only when it is in the window),
+/// because with W windows it fails at random 1 - 1/W of the time and a
+/// branch would mispredict on half the hashes.
+pub(crate) fn add_window(data: &mut [u8], base: usize, total_len: usize, parts: &[&[u64]], num_probes: u32) {
+    const STAGE: usize = 256;
+    let total_lines = (total_len / LINE) as u32;
+    let base_line = (base / LINE) as u32;
+    let window_lines = (data.len() / LINE) as u32;
+    let mut offs = [0u32; STAGE];
+    let mut h2s = [0u32; STAGE];
     let mut filled = 0;
-    let mut slot = 0;
-    for h in hashes {
-        let off = line_offset(h, total_len);
-        if off < base || off >= end {
-            continue;
+    let mut adder = Adder::new(data, num_probes);
+    for part in parts {
+        for &h in *part {
+            // Line relative to the window; outside it wraps to >= window_lines.
+            let rel = fast_range32(h as u32, total_lines).wrapping_sub(base_line);
+            offs[filled] = rel;
+            h2s[filled] = (h >> 32) as u32;
+            filled += usize::from(rel < window_lines);
+            if filled == STAGE {
+                for i in 0..STAGE {
+                    adder.push_at((offs[i] as usize) << 6, h2s[i]);
+                }
+                filled = 0;
+            }
         }
-        if filled == AHEAD {
-            add_prepared(data, offs[slot], h2s[slot], num_probes);
-        } else {
-            filled += 1;
-        }
-        offs[slot] = off - base;
-        h2s[slot] = (h >> 32) as u32;
-        prefetch(data, offs[slot]);
-        slot = (slot + 1) % AHEAD;
     }
     for i in 0..filled {
-        let j = (slot + AHEAD - filled + i) % AHEAD;
-        add_prepared(data, offs[j], h2s[j], num_probes);
+        adder.push_at((offs[i] as usize) << 6, h2s[i]);
     }
+    adder.finish();
 }
 
 /// Splits a `len`-byte bit array into `parts` windows of whole lines.

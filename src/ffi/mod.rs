@@ -469,14 +469,23 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
         }
         // SAFETY: header contract: keys and lens readable for n elements.
         let (keys, lens) = unsafe { (std::slice::from_raw_parts(keys, n), std::slice::from_raw_parts(lens, n)) };
+        // A NULL key with a non-zero length has no bytes to test: it is
+        // queried as empty, noted, and answered "may match" afterwards
+        // rather than risking a false negative (no second pass otherwise).
+        let saw_null = std::cell::Cell::new(false);
         // SAFETY: header contract: each keys[i] readable for lens[i] bytes.
-        let key = |i: usize| unsafe { bytes(keys[i], lens[i]) }.unwrap_or(&[]);
+        let key = |i: usize| {
+            unsafe { bytes(keys[i], lens[i]) }.unwrap_or_else(|| {
+                saw_null.set(true);
+                &[]
+            })
+        };
         f.may_match_indexed(n, key, results);
-        // A NULL key with a non-zero length has no bytes to test: answer
-        // "may match" rather than risk a false negative.
-        for i in 0..n {
-            if keys[i].is_null() && lens[i] != 0 {
-                results[i] = true;
+        if saw_null.get() {
+            for i in 0..n {
+                if keys[i].is_null() && lens[i] != 0 {
+                    results[i] = true;
+                }
             }
         }
     })
