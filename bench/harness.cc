@@ -60,6 +60,9 @@ namespace {
 constexpr uint32_t kMetadataLen = 5;
 constexpr size_t kMaxBatch = 32;  // MultiGetContext::MAX_BATCH_SIZE
 
+// 10 bits/key, read at run time (see RocksBuild).
+volatile double kBitsPerKey = 10.0;
+
 struct Policy {
   int millibits_per_key;
   double desired_one_in_fp_rate;
@@ -397,7 +400,11 @@ std::vector<uint8_t> OurBuild(bool ribbon, const std::vector<char>& keys,
 
 std::vector<uint8_t> RocksBuild(bool ribbon, const std::vector<char>& keys,
                                 size_t n, size_t len) {
-  Policy p(10.0);
+  // In RocksDB bits/key comes from the options at run time (the policy
+  // object's millibits_per_key_), so num_probes is a run-time value in
+  // AddAllEntries. A literal here would let the compiler constant-fold it
+  // and fully unroll the probe loop, which RocksDB itself never gets.
+  Policy p(kBitsPerKey);
   RocksXXPH3Builder b;
   FilterBitsBuilder* volatile opaque = &b;  // a virtual call, as in RocksDB
   FilterBitsBuilder* vb = opaque;
