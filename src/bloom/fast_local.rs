@@ -221,7 +221,7 @@ pub(crate) fn build_into(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
         // SAFETY: BMI2 was detected.
         return unsafe { build_into_bmi2(block, parts, num_probes) };
     }
-    build_into_impl(block, parts, num_probes)
+    build_into_any(block, parts, num_probes)
 }
 
 /// With BMI2 the probe loop's shifts are three-operand (`shrx`, `shlx`):
@@ -229,13 +229,30 @@ pub(crate) fn build_into(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 unsafe fn build_into_bmi2(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
-    build_into_impl(block, parts, num_probes)
+    build_into_any(block, parts, num_probes)
 }
 
+/// The probe counts RocksDB picks for 5 to ~14 bits/key get their own copy
+/// of the loop with the count a constant: the compiler unrolls it and turns
+/// the serial `h *= GOLDEN` into independent multiplies by GOLDEN^i. (RocksDB
+/// reads num_probes at run time and runs the loop.)
 #[inline(always)]
-fn build_into_impl(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
+fn build_into_any(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
+    match num_probes {
+        4 => build_into_impl::<4>(block, parts, num_probes),
+        5 => build_into_impl::<5>(block, parts, num_probes),
+        6 => build_into_impl::<6>(block, parts, num_probes),
+        7 => build_into_impl::<7>(block, parts, num_probes),
+        8 => build_into_impl::<8>(block, parts, num_probes),
+        _ => build_into_impl::<0>(block, parts, num_probes),
+    }
+}
+
+/// `P`: the probe count when known at compile time, 0 for "use num_probes".
+#[inline(always)]
+fn build_into_impl<const P: u32>(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
     let len = block.len() - METADATA_LEN;
-    let mut adder = Adder::new(&mut block[..len], num_probes);
+    let mut adder = Adder::<P>::new(&mut block[..len], num_probes);
     for part in parts {
         for &h in *part {
             adder.push(h);
@@ -282,7 +299,7 @@ const AHEAD: usize = 16;
 /// RocksDB's `AddAllEntries` as a push interface: a software pipeline over
 /// a ring buffer of prepared (line offset, h2) pairs, so each hash is split
 /// once. Callers feed it from slices (a tight loop) or any iterator.
-pub(crate) struct Adder<'d> {
+pub(crate) struct Adder<'d, const P: u32 = 0> {
     data: &'d mut [u8],
     lines: u32,
     num_probes: u32,
@@ -292,10 +309,13 @@ pub(crate) struct Adder<'d> {
     n: usize,
 }
 
-impl<'d> Adder<'d> {
+impl<'d, const P: u32> Adder<'d, P> {
     pub(crate) fn new(data: &'d mut [u8], num_probes: u32) -> Self {
         // `data.len()` is at most MAX_LEN, so the line count fits in u32.
         let lines = (data.len() / LINE) as u32;
+        // A compile-time probe count must be the real one.
+        debug_assert!(P == 0 || P == num_probes);
+        let num_probes = if P != 0 { P } else { num_probes };
         Adder { data, lines, num_probes, offs: [0; AHEAD], h2s: [0; AHEAD], n: 0 }
     }
 
@@ -309,7 +329,7 @@ impl<'d> Adder<'d> {
     fn push_at(&mut self, off: usize, h2: u32) {
         let slot = self.n % AHEAD;
         if self.n >= AHEAD {
-            add_prepared(self.data, self.offs[slot], self.h2s[slot], self.num_probes);
+            add_prepared(self.data, self.offs[slot], self.h2s[slot], if P != 0 { P } else { self.num_probes });
         }
         self.offs[slot] = off;
         self.h2s[slot] = h2;
@@ -322,7 +342,7 @@ impl<'d> Adder<'d> {
         let in_flight = self.n.min(AHEAD);
         for i in self.n - in_flight..self.n {
             let slot = i % AHEAD;
-            add_prepared(self.data, self.offs[slot], self.h2s[slot], self.num_probes);
+            add_prepared(self.data, self.offs[slot], self.h2s[slot], if P != 0 { P } else { self.num_probes });
         }
     }
 }
@@ -331,7 +351,7 @@ impl<'d> Adder<'d> {
 /// goes).
 #[inline]
 pub(crate) fn add_all(data: &mut [u8], hashes: impl Iterator<Item = u64>, num_probes: u32) {
-    let mut adder = Adder::new(data, num_probes);
+    let mut adder = Adder::<0>::new(data, num_probes);
     for h in hashes {
         adder.push(h);
     }
@@ -357,7 +377,7 @@ pub(crate) fn add_window(data: &mut [u8], base: usize, total_len: usize, parts: 
     let mut offs = [0u32; STAGE];
     let mut h2s = [0u32; STAGE];
     let mut filled = 0;
-    let mut adder = Adder::new(data, num_probes);
+    let mut adder = Adder::<0>::new(data, num_probes);
     for part in parts {
         for &h in *part {
             // Line relative to the window; outside it wraps to >= window_lines.

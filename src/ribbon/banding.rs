@@ -97,10 +97,33 @@ impl Banding {
             if cr == 0 {
                 return rr == 0;
             }
-            let tz = cr.trailing_zeros();
-            i += tz as usize;
-            cr >>= tz;
+            // Both rows had their leading 1 at `i`, so bit 0 is now 0 and
+            // the next 1 is what eliminates next. It is nearly always in the
+            // low 64 bits (they cancel completely with probability 2^-63):
+            // a shift known to be below 64 is two instructions (shrd, shr),
+            // a general 128-bit one needs five more to handle >= 64.
+            let (lo, hi) = (cr as u64, (cr >> 64) as u64);
+            if lo != 0 {
+                let tz = lo.trailing_zeros(); // 1..=63
+                i += tz as usize;
+                // cr >> tz for tz < 64, spelled out on the halves (LLVM
+                // lowers a u128 shift to the general >= 64 form even when
+                // the amount is masked): one shrd and one shr.
+                let new_lo = (lo >> tz) | ((hi << 1) << (63 - tz));
+                cr = (u128::from(hi >> tz) << 64) | u128::from(new_lo);
+            } else {
+                let tz = Self::far_zeros(cr);
+                i += tz as usize;
+                cr >>= tz;
+            }
         }
+    }
+
+    /// The rare case: the low 64 coefficient bits cancelled.
+    #[cold]
+    #[inline(never)]
+    fn far_zeros(cr: u128) -> u32 {
+        cr.trailing_zeros()
     }
 
     /// `BandingAddRange` (without backtracking: a failed seed is discarded
@@ -112,34 +135,32 @@ impl Banding {
         let rows = &mut self.rows[..];
         let mut ring = [0u64; PIPELINE];
         let mut starts = [0u32; PIPELINE];
-        let mut keys = parts.iter().flat_map(|p| p.iter().copied());
-        let mut primed = 0;
-        for j in 0..PIPELINE {
-            let Some(key) = keys.next() else { break };
-            let h = hasher::rehash(key, raw_seed);
-            ring[j] = h;
-            starts[j] = hasher::start(h, num_starts);
-            prefetch_row(rows, starts[j] as usize);
-            primed += 1;
+        // Keys pushed so far; key k waits in ring slot k % PIPELINE.
+        let mut n = 0usize;
+        // Nested loops over the parts (not a flattening iterator): the
+        // per-key path stays a straight loop over a slice.
+        for part in parts {
+            for &key in *part {
+                let slot = n % PIPELINE;
+                if n >= PIPELINE {
+                    let (h, start) = (ring[slot], starts[slot]);
+                    if !Self::add(rows, start, hasher::result_row(h), hasher::coeff_row(h)) {
+                        return false;
+                    }
+                }
+                let h = hasher::rehash(key, raw_seed);
+                ring[slot] = h;
+                starts[slot] = hasher::start(h, num_starts);
+                prefetch_row(rows, starts[slot] as usize);
+                n += 1;
+            }
         }
-        let mut slot = 0;
-        for next in keys {
+        for k in n - n.min(PIPELINE)..n {
+            let slot = k % PIPELINE;
             let (h, start) = (ring[slot], starts[slot]);
-            let nh = hasher::rehash(next, raw_seed);
-            ring[slot] = nh;
-            starts[slot] = hasher::start(nh, num_starts);
-            prefetch_row(rows, starts[slot] as usize);
             if !Self::add(rows, start, hasher::result_row(h), hasher::coeff_row(h)) {
                 return false;
             }
-            slot = (slot + 1) % PIPELINE;
-        }
-        for _ in 0..primed {
-            let (h, start) = (ring[slot], starts[slot]);
-            if !Self::add(rows, start, hasher::result_row(h), hasher::coeff_row(h)) {
-                return false;
-            }
-            slot = (slot + 1) % PIPELINE;
         }
         true
     }
