@@ -217,32 +217,43 @@ unsafe extern "C" fn fast_local_key_avx2<const LE8: bool>(f: &Filter<'_>, key: *
     unsafe { fast_local_hash_avx2::<LE8>(f, hash64_inline(key)) }
 }
 
-/// Standard128Ribbon, POPCNT.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-unsafe extern "C" fn ribbon_hash_popcnt(f: &Filter<'_>, h: u64) -> bool {
-    match &f.reader {
-        // The Ribbon query reads only within the bytes (`byte_range` checked
-        // with `get`); its indexing cannot fail for any geometry.
-        Reader::Ribbon(g) => g.query_prepared_inline(f.as_bytes(), &g.prepare(h)),
-        // SAFETY: no feature requirement.
-        _ => unsafe { generic_hash(f, h) },
-    }
-}
+/// Standard128Ribbon query functions for a CPU feature set: `$hash` and
+/// `$key`, compiled with `$features`, querying through `$query` (a
+/// `RibbonGeometry` method that needs exactly those features). The query
+/// reads only within the bytes (its window is checked with `get`); its
+/// indexing cannot fail for any geometry.
+macro_rules! ribbon_query_fns {
+    ($hash:ident, $key:ident, $features:literal, $query:ident) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe extern "C" fn $hash(f: &Filter<'_>, h: u64) -> bool {
+            match &f.reader {
+                // SAFETY: selected only after detecting these features
+                // (Query invariant). (The POPCNT query is a safe fn.)
+                #[allow(unused_unsafe)]
+                Reader::Ribbon(g) => unsafe { g.$query(f.as_bytes(), &g.prepare(h)) },
+                // SAFETY: no feature requirement.
+                _ => unsafe { generic_hash(f, h) },
+            }
+        }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-unsafe extern "C" fn ribbon_key_popcnt(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
-    match &f.reader {
-        Reader::Ribbon(g) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe extern "C" fn $key(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
+            if !matches!(f.reader, Reader::Ribbon(_)) {
+                // SAFETY: the caller passes a slice's pointer and length.
+                return unsafe { generic_key(f, key, len) };
+            }
             // SAFETY: the caller passes a slice's pointer and length.
             let key = unsafe { std::slice::from_raw_parts(key, len) };
-            g.query_prepared_inline(f.as_bytes(), &g.prepare(hash64_inline(key)))
+            // SAFETY: same contract as the hash form.
+            unsafe { $hash(f, hash64_inline(key)) }
         }
-        // SAFETY: same pointer and length.
-        _ => unsafe { generic_key(f, key, len) },
-    }
+    };
 }
+
+ribbon_query_fns!(ribbon_hash_popcnt, ribbon_key_popcnt, "popcnt", query_prepared_inline);
+ribbon_query_fns!(ribbon_hash_avx2, ribbon_key_avx2, "avx2,popcnt", query_prepared_avx2);
 
 impl Query {
     fn select(reader: &Reader) -> Query {
@@ -250,6 +261,11 @@ impl Query {
         {
             let cpu = crate::bloom::cpu::get();
             match reader {
+                Reader::Ribbon(_)
+                    if cpu & crate::bloom::cpu::POPCNT != 0 && cpu & crate::bloom::cpu::AVX2 != 0 =>
+                {
+                    return Query { hash: ribbon_hash_avx2, key: ribbon_key_avx2 };
+                }
                 Reader::Ribbon(_) if cpu & crate::bloom::cpu::POPCNT != 0 => {
                     return Query { hash: ribbon_hash_popcnt, key: ribbon_key_popcnt };
                 }

@@ -257,6 +257,46 @@ impl RibbonPrepared {
     }
 }
 
+/// The bytes and masks a query combines (see [`RibbonGeometry::window`]).
+struct Window<'d> {
+    /// `num_columns` segments of the start block, from its first column.
+    left: &'d [u8],
+    /// As many segments of the next block (or `left` again, masked out).
+    right: &'d [u8],
+    cr_left: u128,
+    cr_right: u128,
+    expected: u32,
+}
+
+/// SSE2 pieces of the Ribbon query (SSE2 is part of the x86-64 baseline,
+/// so these need no feature detection).
+#[cfg(target_arch = "x86_64")]
+mod sse {
+    use core::arch::x86_64::*;
+
+    /// A 128-bit mask as a register (low 64 bits in the low lane).
+    #[inline(always)]
+    pub(super) fn split(x: u128) -> __m128i {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { _mm_set_epi64x((x >> 64) as i64, x as i64) }
+    }
+
+    /// One column: `(l & ml) ^ (r & mr)` over 16-byte segments, folded to 64
+    /// bits (its parity is the parity of the 128 bits).
+    #[inline(always)]
+    pub(super) fn column_fold(l: &[u8], r: &[u8], ml: __m128i, mr: __m128i) -> i64 {
+        assert!(l.len() >= 16 && r.len() >= 16);
+        // SAFETY: SSE2 (baseline); 16 readable bytes each (asserted, and
+        // callers pass 16-byte chunks, so the assert folds away).
+        unsafe {
+            let l = _mm_loadu_si128(l.as_ptr() as *const __m128i);
+            let r = _mm_loadu_si128(r.as_ptr() as *const __m128i);
+            let x = _mm_xor_si128(_mm_and_si128(l, ml), _mm_and_si128(r, mr));
+            _mm_cvtsi128_si64(x) ^ _mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x))
+        }
+    }
+}
+
 impl RibbonGeometry {
     /// Parse the trailer of a whole filter block (marker expected to be -2)
     /// the way `BuiltinFilterPolicy::GetRibbonBitsReader` does.
@@ -402,53 +442,49 @@ impl RibbonGeometry {
         self.query_prepared_impl(data, p)
     }
 
+    /// The 128-slot window from the start slot: the start block's columns
+    /// shifted left by start_bit, xor the next block's shifted right. With
+    /// start_bit == 0 there is no next block: the "right" segments alias the
+    /// left ones under an all-zero mask. `None` if `data` is too short.
     #[inline(always)]
-    fn query_prepared_impl(&self, data: &[u8], p: &RibbonPrepared) -> bool {
+    fn window<'d>(&self, data: &'d [u8], p: &RibbonPrepared) -> Option<Window<'d>> {
         let cr = hasher::coeff_row(p.seeded_hash);
-        let Some(bytes) = data.get(p.byte_range()) else {
-            return true;
-        };
-        // The 128-slot window from the start slot: the start block's columns
-        // shifted left by start_bit, xor the next block's shifted right.
-        // With start_bit == 0 there is no next block: the "right" segments
-        // alias the left ones under an all-zero mask.
+        let bytes = data.get(p.byte_range())?;
         let cols = p.num_columns as usize * SEGMENT_BYTES;
         let (cr_left, cr_right, right_at) = if p.start_bit == 0 {
             (cr, 0, 0)
         } else {
             (cr << p.start_bit, cr >> (COEFF_BITS - p.start_bit), cols)
         };
-        let (Some(left), Some(right)) = (bytes.get(..cols), bytes.get(right_at..right_at + cols)) else {
-            return true;
-        };
-        let columns = left.chunks_exact(SEGMENT_BYTES).zip(right.chunks_exact(SEGMENT_BYTES));
-        // Column i must reproduce bit i of the result row: the parity of
-        // the window's bits selected by the coefficient row.
-        let mut expected = hasher::result_row(p.seeded_hash);
+        Some(Window {
+            left: bytes.get(..cols)?,
+            right: bytes.get(right_at..right_at + cols)?,
+            cr_left,
+            cr_right,
+            // Column i must reproduce bit i of the result row: the parity
+            // of the window's bits selected by the coefficient row.
+            expected: hasher::result_row(p.seeded_hash),
+        })
+    }
+
+    #[inline(always)]
+    fn query_prepared_impl(&self, data: &[u8], p: &RibbonPrepared) -> bool {
+        let Some(w) = self.window(data, p) else { return true };
+        let columns = w.left.chunks_exact(SEGMENT_BYTES).zip(w.right.chunks_exact(SEGMENT_BYTES));
+        let mut expected = w.expected;
         #[cfg(target_arch = "x86_64")]
         {
-            use core::arch::x86_64::*;
-            let mut mismatch = 0;
             // SSE2 (x86-64 baseline): a segment is one 128-bit register, so
             // the and/xor per column are two instructions instead of six,
             // and no general registers run out (no spills).
-            // SAFETY (every intrinsic below): SSE2 is part of the x86-64
-            // baseline; the loads read 16-byte chunks (chunks_exact).
-            let split = |x: u128| unsafe { _mm_set_epi64x((x >> 64) as i64, x as i64) };
-            let (ml, mr) = (split(cr_left), split(cr_right));
+            let mut mismatch = 0;
+            let (ml, mr) = (sse::split(w.cr_left), sse::split(w.cr_right));
             for (l, r) in columns {
-                let folded = unsafe {
-                    let l = _mm_loadu_si128(l.as_ptr() as *const __m128i);
-                    let r = _mm_loadu_si128(r.as_ptr() as *const __m128i);
-                    let x = _mm_xor_si128(_mm_and_si128(l, ml), _mm_and_si128(r, mr));
-                    // Parity of 128 bits = parity of the xor of its halves.
-                    _mm_cvtsi128_si64(x) ^ _mm_cvtsi128_si64(_mm_unpackhi_epi64(x, x))
-                };
                 // No early exit: on an absent key the first mismatching
                 // column is random, and the mispredicted exit costs more
                 // (it also discards the next queries' work in flight) than
                 // finishing the few remaining columns.
-                mismatch |= (folded.count_ones() ^ expected) & 1;
+                mismatch |= (sse::column_fold(l, r, ml, mr).count_ones() ^ expected) & 1;
                 expected >>= 1;
             }
             mismatch == 0
@@ -457,7 +493,7 @@ impl RibbonGeometry {
         {
             let seg = |chunk: &[u8]| u128::from_le_bytes(chunk.try_into().expect("16-byte segment"));
             for (l, r) in columns {
-                let x = (seg(l) & cr_left) ^ (seg(r) & cr_right);
+                let x = (seg(l) & w.cr_left) ^ (seg(r) & w.cr_right);
                 if (((x as u64) ^ ((x >> 64) as u64)).count_ones() ^ expected) & 1 != 0 {
                     return false;
                 }
@@ -467,6 +503,43 @@ impl RibbonGeometry {
         }
     }
 
+    /// `query_prepared` with AVX2: two columns (two adjacent 16-byte
+    /// segments) per 256-bit register, so the and/xor/fold of a column pair
+    /// costs what one column costs with SSE2.
+    /// Safety: the CPU must support AVX2 and POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    pub(crate) unsafe fn query_prepared_avx2(&self, data: &[u8], p: &RibbonPrepared) -> bool {
+        use core::arch::x86_64::*;
+        let Some(w) = self.window(data, p) else { return true };
+        let (ml, mr) = (sse::split(w.cr_left), sse::split(w.cr_right));
+        let (ml2, mr2) = (_mm256_broadcastsi128_si256(ml), _mm256_broadcastsi128_si256(mr));
+        let mut expected = w.expected;
+        let mut mismatch = 0;
+        let mut lefts = w.left.chunks_exact(2 * SEGMENT_BYTES);
+        let mut rights = w.right.chunks_exact(2 * SEGMENT_BYTES);
+        for (l, r) in (&mut lefts).zip(&mut rights) {
+            // SAFETY: chunks_exact yields 32-byte slices: unaligned loads.
+            let (l, r) = unsafe {
+                (_mm256_loadu_si256(l.as_ptr() as *const __m256i), _mm256_loadu_si256(r.as_ptr() as *const __m256i))
+            };
+            let x = _mm256_xor_si256(_mm256_and_si256(l, ml2), _mm256_and_si256(r, mr2));
+            // Each 128-bit lane (a column) folded to 64 bits: lo ^ hi.
+            let f = _mm256_xor_si256(x, _mm256_shuffle_epi32::<0x4e>(x));
+            let a = _mm_cvtsi128_si64(_mm256_castsi256_si128(f)).count_ones();
+            let b = _mm_cvtsi128_si64(_mm256_extracti128_si256::<1>(f)).count_ones();
+            mismatch |= ((a ^ expected) | (b ^ (expected >> 1))) & 1;
+            expected >>= 2;
+        }
+        // An odd column count leaves one segment on each side.
+        let (l, r) = (lefts.remainder(), rights.remainder());
+        if l.len() == SEGMENT_BYTES && r.len() == SEGMENT_BYTES {
+            mismatch |= (sse::column_fold(l, r, ml, mr).count_ones() ^ expected) & 1;
+        }
+        mismatch == 0
+    }
+
     /// Two-pass batch query (RocksDB's `Standard128RibbonBitsReader::
     /// MayMatch(num_keys, ...)`): hash and prepare every key, prefetching
     /// every cache line of its window (`PrefetchSegmentRange`), then probe.
@@ -474,22 +547,40 @@ impl RibbonGeometry {
     pub fn may_match_batch<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
         #[cfg(target_arch = "x86_64")]
         {
-            if crate::bloom::cpu::get() & crate::bloom::cpu::POPCNT != 0 {
+            use crate::bloom::cpu;
+            let f = cpu::get();
+            if f & cpu::AVX2 != 0 && f & cpu::POPCNT != 0 {
+                // SAFETY: AVX2 and POPCNT were detected.
+                return unsafe { self.may_match_batch_avx2(data, key, results) };
+            }
+            if f & cpu::POPCNT != 0 {
                 // SAFETY: POPCNT was detected.
                 return unsafe { self.may_match_batch_popcnt(data, key, results) };
             }
         }
-        self.may_match_batch_impl(data, key, results)
+        self.may_match_batch_impl::<false>(data, key, results)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn may_match_batch_avx2<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        self.may_match_batch_impl::<true>(data, key, results)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt")]
     unsafe fn may_match_batch_popcnt<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
-        self.may_match_batch_impl(data, key, results)
+        self.may_match_batch_impl::<false>(data, key, results)
     }
 
+    /// `AVX2`: only from `may_match_batch_avx2` (AVX2 and POPCNT detected).
     #[inline(always)]
-    fn may_match_batch_impl<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+    fn may_match_batch_impl<'k, const AVX2: bool>(
+        &self,
+        data: &[u8],
+        key: &impl Fn(usize) -> &'k [u8],
+        results: &mut [bool],
+    ) {
         const BATCH: usize = 32;
         let mut prepared = [RibbonPrepared::default(); BATCH];
         let n = results.len();
@@ -507,7 +598,17 @@ impl RibbonGeometry {
                 crate::bloom::prefetch(data, range.end.saturating_sub(1));
             }
             for (r, p) in results[start..start + m].iter_mut().zip(&prepared[..m]) {
-                *r = self.query_prepared_impl(data, p);
+                *r = if AVX2 {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: AVX2 == true only from may_match_batch_avx2.
+                    unsafe {
+                        self.query_prepared_avx2(data, p)
+                    }
+                    #[cfg(not(target_arch = "x86_64"))]
+                    self.query_prepared_impl(data, p)
+                } else {
+                    self.query_prepared_impl(data, p)
+                };
             }
         }
     }

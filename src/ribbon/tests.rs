@@ -383,3 +383,34 @@ fn extreme_fp_targets_round_trip() {
         );
     }
 }
+
+/// The AVX2 query (two columns per register) and the SSE2/portable one
+/// give the same answer for every column count (odd and even, 1 to 32),
+/// both window shapes (start_bit 0 and not), present and absent keys.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn avx2_query_equals_portable_query() {
+    if !(std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")) {
+        return;
+    }
+    let mut rng = Rng(7);
+    let mut columns_seen = std::collections::BTreeSet::new();
+    for bpk in [1.0, 1.5, 2.0, 3.0, 4.0, 5.5, 7.0, 8.0, 10.0, 12.0, 15.5, 20.0, 23.45, 30.0, 40.0, 60.0, 99.99] {
+        let h = rng.hashes(3000);
+        let RibbonBuild::Ribbon(block) = build_bpk(&h, bpk) else { continue };
+        let geo = RibbonGeometry::parse(&block).unwrap().unwrap();
+        columns_seen.insert(geo.upper_num_columns);
+        let data = &block[..];
+        let mut start_zero = 0;
+        for k in h.iter().copied().chain(rng.hashes(20_000)) {
+            let p = geo.prepare(k);
+            start_zero += usize::from(p.start_bit == 0);
+            // SAFETY: AVX2 and POPCNT detected above.
+            let fast = unsafe { geo.query_prepared_avx2(data, &p) };
+            assert_eq!(fast, geo.query_prepared_impl(data, &p), "bpk={bpk} key={k:#x}");
+        }
+        assert!(start_zero > 0, "no window with start_bit 0 at bpk={bpk}");
+    }
+    // Both parities of the column count were exercised.
+    assert!(columns_seen.iter().any(|c| c % 2 == 1) && columns_seen.iter().any(|c| c % 2 == 0), "{columns_seen:?}");
+}
