@@ -57,8 +57,14 @@ fn prefetch_row(rows: &[Row], i: usize) {
 impl Banding {
     pub(crate) fn new(num_slots: u32) -> Banding {
         debug_assert!(num_slots >= 2 * COEFF_BITS && num_slots % COEFF_BITS == 0);
+        // Every row is written (zeroed now, filled by banding): map the
+        // pages in one call instead of a fault per page (see crate::mem).
+        let mut rows = Vec::with_capacity(num_slots as usize);
+        let spare = rows.spare_capacity_mut();
+        crate::mem::populate_write(spare.as_ptr() as *const u8, std::mem::size_of_val(spare));
+        rows.resize(num_slots as usize, Row::default());
         Banding {
-            rows: vec![Row::default(); num_slots as usize],
+            rows,
             num_starts: num_slots - COEFF_BITS + 1,
             raw_seed: 0,
         }
