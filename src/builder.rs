@@ -376,8 +376,7 @@ impl FilterBuilder {
                 .map(|r| {
                     s.spawn(move || {
                         let mut v: Vec<u64> = Vec::with_capacity(r.len());
-                        let spare = v.spare_capacity_mut();
-                        crate::mem::populate_write(spare.as_ptr() as *const u8, std::mem::size_of_val(spare));
+                        crate::mem::populate_spare(&mut v);
                         for k in r.iter() {
                             let h = hash64(k.as_ref());
                             if v.last() != Some(&h) {

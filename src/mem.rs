@@ -45,3 +45,11 @@ pub(crate) fn populate_write(ptr: *const u8, len: usize) {
     #[cfg(not(all(target_os = "linux", not(miri))))]
     let _ = (ptr, len);
 }
+
+/// [`populate_write`] over a vector's spare capacity: the memory its next
+/// pushes (or a `resize`) will write.
+#[inline]
+pub(crate) fn populate_spare<T>(v: &mut Vec<T>) {
+    let spare = v.spare_capacity_mut();
+    populate_write(spare.as_ptr() as *const u8, std::mem::size_of_val(spare));
+}

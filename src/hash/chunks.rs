@@ -48,8 +48,7 @@ impl<H: Copy> Chunks<H> {
             self.full.push(full.into_boxed_slice());
         }
         self.cur = Vec::with_capacity(Self::chunk_len());
-        let spare = self.cur.spare_capacity_mut();
-        crate::mem::populate_write(spare.as_ptr() as *const u8, std::mem::size_of_val(spare));
+        crate::mem::populate_spare(&mut self.cur);
     }
 
     #[inline(always)]

@@ -60,8 +60,7 @@ impl Banding {
         // Every row is written (zeroed now, filled by banding): map the
         // pages in one call instead of a fault per page (see crate::mem).
         let mut rows = Vec::with_capacity(num_slots as usize);
-        let spare = rows.spare_capacity_mut();
-        crate::mem::populate_write(spare.as_ptr() as *const u8, std::mem::size_of_val(spare));
+        crate::mem::populate_spare(&mut rows);
         rows.resize(num_slots as usize, Row::default());
         Banding {
             rows,
