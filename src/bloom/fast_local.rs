@@ -315,8 +315,14 @@ impl<'d, const P: u32> Adder<'d, P> {
         let lines = (data.len() / LINE) as u32;
         // A compile-time probe count must be the real one.
         debug_assert!(P == 0 || P == num_probes);
-        let num_probes = if P != 0 { P } else { num_probes };
         Adder { data, lines, num_probes, offs: [0; AHEAD], h2s: [0; AHEAD], n: 0 }
+    }
+
+    /// The probe count: the compile-time one when there is one (so the
+    /// probe loop unrolls), else the run-time one.
+    #[inline(always)]
+    fn probes(&self) -> u32 {
+        if P != 0 { P } else { self.num_probes }
     }
 
     #[inline(always)]
@@ -329,7 +335,7 @@ impl<'d, const P: u32> Adder<'d, P> {
     fn push_at(&mut self, off: usize, h2: u32) {
         let slot = self.n % AHEAD;
         if self.n >= AHEAD {
-            add_prepared(self.data, self.offs[slot], self.h2s[slot], if P != 0 { P } else { self.num_probes });
+            add_prepared(self.data, self.offs[slot], self.h2s[slot], self.probes());
         }
         self.offs[slot] = off;
         self.h2s[slot] = h2;
@@ -342,7 +348,7 @@ impl<'d, const P: u32> Adder<'d, P> {
         let in_flight = self.n.min(AHEAD);
         for i in self.n - in_flight..self.n {
             let slot = i % AHEAD;
-            add_prepared(self.data, self.offs[slot], self.h2s[slot], if P != 0 { P } else { self.num_probes });
+            add_prepared(self.data, self.offs[slot], self.h2s[slot], self.probes());
         }
     }
 }
