@@ -19,6 +19,11 @@
  *   or void do nothing on a NULL handle; queries then answer true ("may
  *   match"), never a false negative. A key may be NULL when its length is 0.
  *
+ * Lengths: a buffer length above PTRDIFF_MAX (no object can be that large)
+ *   is refused before any byte is read, exactly like a NULL buffer with a
+ *   non-zero length: ROCKSFILTER_INVALID_ARGUMENT where a status is
+ *   returned, "may match" from queries, a failing finish for builders.
+ *
  * Ownership: every `_new`/`_load` handle is freed with its `_free` function
  *   (NULL is accepted and ignored). Byte buffers returned by the library are
  *   malloc()ed and freed with rocksfilter_bytes_free() (or free()).
@@ -118,6 +123,32 @@ typedef enum {
  * policy or the obsolete block-based filter); every key may match.
  */
 #define ROCKSFILTER_SST_FILTER_UNSUPPORTED 3
+
+/**
+ * A query consults at most this many partitions (a user key whose
+ * versions span partitions, or a prefix shared by many separators); past
+ * that it answers "may match" instead. RocksDB has no such case: it knows
+ * the read's sequence number and the full key, this library does not.
+ */
+#define MAX_PARTITIONS_PER_QUERY 64
+
+/**
+ * Separators of a partitioned filter that share bytes with the previous
+ * one are decompressed into one buffer, of at most this many bytes plus
+ * eight times the index block's size; past that the filter is not used
+ * (every key may match). Every file RocksDB writes with the default index
+ * restart interval (1) shares nothing and needs no buffer at all.
+ */
+#define PARTITION_KEYS_BUDGET (4 << 20)
+
+/**
+ * Properties are kept for [`Properties::raw`] while their names and values
+ * add up to at most this many bytes plus four times the block's size. A
+ * block whose prefix-compressed names each extend the previous one would
+ * otherwise decompress to a size quadratic in the block's (RocksDB keeps
+ * them all). The properties this library interprets are always decoded.
+ */
+#define RAW_PROPERTIES_BUDGET (1 << 20)
 
 /**
  * A filter builder. Owned by one thread at a time; free with
@@ -379,7 +410,7 @@ bool rocksfilter_filter_may_match_hash(const rocksfilter_filter *f, uint64_t has
  * Hashes and prefetches ahead of probing (RocksDB's MultiGet style), so it
  * is faster per key than a loop of single queries on large filters.
  * Answers true for every key when the filter, keys or lens is NULL, and for
- * a NULL keys[i] with non-zero lens[i]. No-op when results is NULL or n is
+ * a NULL keys[i] with non-zero lens[i] (or lens[i] above PTRDIFF_MAX). No-op when results is NULL or n is
  * larger than any array of pointers can be.
  */
 void rocksfilter_filter_may_match_batch(const rocksfilter_filter *f,
@@ -439,13 +470,14 @@ void rocksfilter_filter_free(rocksfilter_filter *f);
 /**
  * RocksDB's filter hash (Hash64 / GetSliceHash64: the XXH3 preview frozen
  * in RocksDB, not final XXH3) of `len` bytes at `key`. The empty key hashes
- * to 0x5342c3010fe1dd04. A NULL key with non-zero length returns 0.
+ * to 0x5342c3010fe1dd04. A NULL key with non-zero length, or a length
+ * above PTRDIFF_MAX, returns 0.
  */
 uint64_t rocksfilter_hash64(const uint8_t *key, size_t len);
 
 /**
  * RocksDB's legacy Bloom hash (BloomHash) of `len` bytes at `key`. A NULL
- * key with non-zero length returns 0.
+ * key with non-zero length, or a length above PTRDIFF_MAX, returns 0.
  */
 uint32_t rocksfilter_legacy_hash32(const uint8_t *key, size_t len);
 

@@ -102,18 +102,50 @@ pub struct rocksfilter_filter_info {
     pub upper_start_block: u32,
 }
 
+/// Why a (pointer, length) pair from C cannot be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BadBuffer {
+    /// NULL with a non-zero length.
+    Null,
+    /// A length above `isize::MAX`: no object in C or Rust can be that long,
+    /// and building a slice of it would be undefined behaviour.
+    TooLong(usize),
+}
+
+impl BadBuffer {
+    /// The INVALID_ARGUMENT error naming the argument.
+    pub(crate) fn error(self, what: &str) -> Error {
+        match self {
+            BadBuffer::Null => Error::invalid(format!("{what} (with non-zero length) is NULL")),
+            BadBuffer::TooLong(len) => Error::invalid(format!(
+                "{what}: length {len} exceeds the largest possible object ({} bytes)",
+                isize::MAX
+            )),
+        }
+    }
+}
+
 /// Borrows `len` bytes at `ptr`; NULL is the empty slice when `len == 0`.
-/// Returns None for NULL with a non-zero length.
+/// Every (pointer, length) pair of the C ABI goes through here, so a NULL
+/// buffer with a length, or a length above `isize::MAX`, is refused before
+/// a byte is read.
 ///
 /// # Safety
 /// Non-NULL `ptr` must be valid for reads of `len` bytes for `'a`.
-pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Option<&'a [u8]> {
+pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], BadBuffer> {
     if ptr.is_null() {
-        (len == 0).then_some(&[][..])
+        if len == 0 {
+            Ok(&[])
+        } else {
+            Err(BadBuffer::Null)
+        }
+    } else if len > isize::MAX as usize {
+        Err(BadBuffer::TooLong(len))
     } else {
         // SAFETY: the caller's contract (documented in the header for every
-        // function taking a buffer): ptr is readable for len bytes.
-        Some(unsafe { std::slice::from_raw_parts(ptr, len) })
+        // function taking a buffer): ptr is readable for len bytes; len is at
+        // most isize::MAX (checked above), as from_raw_parts requires.
+        Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
     }
 }
 
@@ -176,8 +208,8 @@ pub unsafe extern "C" fn rocksfilter_builder_add_key(b: *mut rocksfilter_builder
         let Some(b) = (unsafe { builder_mut(b) }) else { return };
         // SAFETY: header contract: key readable for len bytes.
         match unsafe { bytes(key, len) } {
-            Some(k) => b.add_key(k),
-            None => b.poison(null_arg("key (with non-zero length) in rocksfilter_builder_add_key")),
+            Ok(k) => b.add_key(k),
+            Err(e) => b.poison(e.error("key in rocksfilter_builder_add_key")),
         }
     })
 }
@@ -207,8 +239,9 @@ pub unsafe extern "C" fn rocksfilter_builder_add_key_and_alt(
         let Some(b) = (unsafe { builder_mut(b) }) else { return };
         // SAFETY: header contract: key/alt readable for their lengths.
         match unsafe { (bytes(key, key_len), bytes(alt, alt_len)) } {
-            (Some(k), Some(a)) => b.add_key_and_alt(k, a),
-            _ => b.poison(null_arg("key or alt (with non-zero length) in rocksfilter_builder_add_key_and_alt")),
+            (Ok(k), Ok(a)) => b.add_key_and_alt(k, a),
+            (Err(e), _) => b.poison(e.error("key in rocksfilter_builder_add_key_and_alt")),
+            (_, Err(e)) => b.poison(e.error("alt in rocksfilter_builder_add_key_and_alt")),
         }
     })
 }
@@ -369,7 +402,7 @@ unsafe fn load(
         // borrowed form it stays valid and unmodified until the filter is freed,
         // which is what the 'static lifetime stands for here.
         let block: &'static [u8] =
-            unsafe { bytes(data, len) }.ok_or_else(|| null_arg("data (with non-zero length)"))?;
+            unsafe { bytes(data, len) }.map_err(|e| e.error("data"))?;
         let inner = if copy { Filter::from_vec(block.to_vec())? } else { Filter::new(block)? };
         Ok(Box::into_raw(Box::new(rocksfilter_filter { inner })))
     };
@@ -424,7 +457,7 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match(f: *const rocksfilter_filt
     guard(true, || {
         // SAFETY: header contract: f is NULL or live; key readable for len bytes.
         match unsafe { (filter_ref(f), bytes(key, len)) } {
-            (Some(f), Some(k)) => f.may_match(k),
+            (Some(f), Ok(k)) => f.may_match(k),
             _ => true,
         }
     })
@@ -444,7 +477,7 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_hash(f: *const rocksfilter
 /// Hashes and prefetches ahead of probing (RocksDB's MultiGet style), so it
 /// is faster per key than a loop of single queries on large filters.
 /// Answers true for every key when the filter, keys or lens is NULL, and for
-/// a NULL keys[i] with non-zero lens[i]. No-op when results is NULL or n is
+/// a NULL keys[i] with non-zero lens[i] (or lens[i] above PTRDIFF_MAX). No-op when results is NULL or n is
 /// larger than any array of pointers can be.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
@@ -475,7 +508,7 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
         let saw_null = std::cell::Cell::new(false);
         // SAFETY: header contract: each keys[i] readable for lens[i] bytes.
         let key = |i: usize| {
-            unsafe { bytes(keys[i], lens[i]) }.unwrap_or_else(|| {
+            unsafe { bytes(keys[i], lens[i]) }.unwrap_or_else(|_| {
                 saw_null.set(true);
                 &[]
             })
@@ -483,7 +516,8 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
         f.may_match_indexed(n, key, results);
         if saw_null.get() {
             for i in 0..n {
-                if keys[i].is_null() && lens[i] != 0 {
+                // SAFETY: as above; bytes() only inspects the pointer here.
+                if unsafe { bytes(keys[i], lens[i]) }.is_err() {
                     results[i] = true;
                 }
             }
@@ -526,7 +560,7 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_packed(
         // n + 1 elements, results writable for n bools.
         let (buf, offsets, results) = unsafe {
             (
-                bytes(buf, buf_len).ok_or_else(|| null_arg("buf (with non-zero length)"))?,
+                bytes(buf, buf_len).map_err(|e| e.error("buf"))?,
                 std::slice::from_raw_parts(offsets, n + 1),
                 std::slice::from_raw_parts_mut(results, n),
             )
@@ -635,7 +669,8 @@ pub unsafe extern "C" fn rocksfilter_filter_free(f: *mut rocksfilter_filter) {
 
 /// RocksDB's filter hash (Hash64 / GetSliceHash64: the XXH3 preview frozen
 /// in RocksDB, not final XXH3) of `len` bytes at `key`. The empty key hashes
-/// to 0x5342c3010fe1dd04. A NULL key with non-zero length returns 0.
+/// to 0x5342c3010fe1dd04. A NULL key with non-zero length, or a length
+/// above PTRDIFF_MAX, returns 0.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_hash64(key: *const u8, len: usize) -> u64 {
     // SAFETY: header contract: key readable for len bytes.
@@ -643,7 +678,7 @@ pub unsafe extern "C" fn rocksfilter_hash64(key: *const u8, len: usize) -> u64 {
 }
 
 /// RocksDB's legacy Bloom hash (BloomHash) of `len` bytes at `key`. A NULL
-/// key with non-zero length returns 0.
+/// key with non-zero length, or a length above PTRDIFF_MAX, returns 0.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_legacy_hash32(key: *const u8, len: usize) -> u32 {
     // SAFETY: header contract: key readable for len bytes.

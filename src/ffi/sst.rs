@@ -151,7 +151,7 @@ pub unsafe extern "C" fn rocksfilter_sst_open_memory_opts(
     let make = || {
         // SAFETY: header contract: data readable for len bytes and outliving
         // the handle (the 'static here stands for that promise).
-        let file: &'static [u8] = unsafe { bytes(data, len) }.ok_or_else(|| null_arg("data (with non-zero length)"))?;
+        let file: &'static [u8] = unsafe { bytes(data, len) }.map_err(|e| e.error("data"))?;
         Ok(wrap(Sst::from_bytes_with(file, options(flags)?)?))
     };
     // SAFETY: header contract: out is NULL or writable.
@@ -174,7 +174,7 @@ pub unsafe extern "C" fn rocksfilter_sst_may_match(s: *const rocksfilter_sst, ke
     guard(true, || {
         // SAFETY: header contract: s NULL or live; key readable for len bytes.
         match unsafe { (sst_ref(s), bytes(key, len)) } {
-            (Some(s), Some(k)) => s.inner.may_match(k),
+            (Some(s), Ok(k)) => s.inner.may_match(k),
             _ => true,
         }
     })
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn rocksfilter_sst_prefix_may_match(
         // SAFETY: header contract: s NULL or live; prefix readable for len bytes.
         let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
         // SAFETY: as above.
-        let prefix = unsafe { bytes(prefix, len) }.ok_or_else(|| null_arg("prefix (with non-zero length)"))?;
+        let prefix = unsafe { bytes(prefix, len) }.map_err(|e| e.error("prefix"))?;
         if out.is_null() {
             return Err(null_arg("out"));
         }
