@@ -314,6 +314,14 @@ impl<'a> Filter<'a> {
         Ok(Filter::assemble(Bytes::Shared(buf, range), reader))
     }
 
+    /// A filter that answers "may match" to every key: what RocksDB uses in
+    /// place of a filter block it cannot read.
+    pub(crate) fn always_true() -> Filter<'static> {
+        /// A 1-byte bit array with 0 probes: RocksDB's "always true" block.
+        static BLOCK: [u8; 6] = [0; 6];
+        Filter::assemble(Bytes::Borrowed(&BLOCK), Reader::AlwaysTrue)
+    }
+
     /// A copy that owns its bytes.
     pub fn into_owned(self) -> Filter<'static> {
         let data = match self.data {
@@ -497,9 +505,10 @@ fn parse(block: &[u8]) -> Result<Reader> {
         },
         probes @ 1..=127 => {
             let num_lines = u32::from_le_bytes([t[1], t[2], t[3], t[4]]);
-            LegacyGeometry::parse(len, probes as u32, num_lines)
-                .map(Reader::Legacy)
-                .map_err(|e| Error::corruption(format!("{e} (filter metadata at block offset {len})")))
+            // A line count that does not divide the bit array into
+            // power-of-two lines (0 included) has no solution; RocksDB's
+            // GetBuiltinFilterBitsReader reads it as "always true".
+            Ok(LegacyGeometry::parse(len, probes as u32, num_lines).map_or(Reader::AlwaysTrue, Reader::Legacy))
         }
         // 0 probes, or a marker reserved for future implementations: RocksDB
         // answers "may match" to everything, which is always safe.
@@ -520,10 +529,10 @@ fn parse_fast_local(len: usize, t: &[u8]) -> Result<Reader> {
         return Ok(Reader::AlwaysTrue);
     }
     if len < 64 {
-        // RocksDB would index a whole 64-byte line past the end of the block.
-        return Err(Error::corruption(format!(
-            "FastLocalBloom bit array is {len} bytes, expected at least one 64-byte cache line (filter metadata at block offset {len})"
-        )));
+        // Less than one 64-byte cache line: RocksDB's reader would probe a
+        // whole line past the end of the block (undefined there). No key can
+        // be ruled out safely, so: always true.
+        return Ok(Reader::AlwaysTrue);
     }
     Ok(Reader::FastLocal(FastLocalGeometry::new((len / 64) as u32, num_probes)))
 }
@@ -580,11 +589,44 @@ mod tests {
     }
 
     #[test]
-    fn fast_local_shorter_than_a_line_is_corruption() {
+    fn degenerate_geometries_are_always_true_as_in_rocksdb() {
+        // FastLocalBloom with less than one cache line.
         let mut b = vec![0u8; 40];
         b[35..].copy_from_slice(&[0xff, 0, 6, 0, 0]);
-        let e = Filter::new(&b).unwrap_err();
-        assert_eq!(e.kind(), crate::ErrorKind::Corruption);
-        assert!(e.message().contains("35 bytes"), "{e}");
+        assert_eq!(Filter::new(&b).unwrap().kind(), Kind::AlwaysTrue);
+        // Legacy Bloom: 0 lines, lines that do not divide the array, and a
+        // line size that is not a power of two.
+        for num_lines in [0u32, 7, 2, u32::MAX] {
+            let mut b = vec![0u8; 192 + 5];
+            b[192] = 6;
+            b[193..].copy_from_slice(&num_lines.to_le_bytes());
+            assert_eq!(Filter::new(&b).unwrap().kind(), Kind::AlwaysTrue, "{num_lines} lines");
+        }
+        // A legacy block with a proper geometry still loads as legacy.
+        let mut b = vec![0u8; 192 + 5];
+        b[192] = 6;
+        b[193..].copy_from_slice(&3u32.to_le_bytes()); // 3 lines of 64 bytes
+        assert_eq!(Filter::new(&b).unwrap().kind(), Kind::LegacyBloom);
+    }
+
+    #[test]
+    fn ribbon_with_a_partial_segment_uses_the_whole_ones() {
+        let mut b = crate::FilterBuilder::new(crate::Policy::Ribbon, 10.0).unwrap();
+        for i in 0..5000u32 {
+            b.add_key(&i.to_le_bytes());
+        }
+        let block = b.finish().unwrap();
+        assert_eq!(Filter::new(&block).unwrap().kind(), Kind::Standard128Ribbon);
+        // Insert 7 bytes before the trailer: RocksDB ignores the partial
+        // segment, and so the same keys still match.
+        let (data, trailer) = block.split_at(block.len() - METADATA_LEN);
+        let mut longer = data.to_vec();
+        longer.extend_from_slice(&[0xa5; 7]);
+        longer.extend_from_slice(trailer);
+        let f = Filter::new(&longer).unwrap();
+        assert_eq!(f.kind(), Kind::Standard128Ribbon);
+        for i in 0..5000u32 {
+            assert!(f.may_match(&i.to_le_bytes()));
+        }
     }
 }

@@ -36,7 +36,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use filter::{Filter, FilterInfo, Kind};
 pub use hash::{bloom_hash, hash64};
 pub use policy::{BitsPerKey, Policy};
-pub use sst::{Sst, SstFilter, SstOptions};
+pub use sst::{ChecksumType, Sst, SstFilter, SstOptions};
 
 /// This library's version (the crate version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

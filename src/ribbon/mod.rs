@@ -340,13 +340,9 @@ impl RibbonGeometry {
         if num_blocks < 2 {
             return Ok(None);
         }
-        if len % SEGMENT_BYTES != 0 {
-            return Err(format!(
-                "ribbon filter block: data length {len} (metadata at block offset {len}, num_blocks {num_blocks}): \
-                 expected a multiple of {SEGMENT_BYTES} (whole segments), found remainder {}",
-                len % SEGMENT_BYTES
-            ));
-        }
+        // A data length that is not whole 16-byte segments: RocksDB's
+        // InternalConfigure uses the whole segments (GetNumSegments floors)
+        // and ignores the rest; so does from_parts.
         Ok(Some(Self::from_parts(num_blocks, seed, len)))
     }
 

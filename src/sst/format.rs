@@ -60,7 +60,7 @@ pub fn varint64(b: &[u8], pos: &mut usize) -> Option<u64> {
 }
 
 /// A block's location: offset and size, not counting its trailer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct BlockHandle {
     pub offset: u64,
     pub size: u64,
@@ -260,42 +260,69 @@ impl Footer {
     }
 }
 
-/// Reads the block at `handle` (checking its trailer's checksum when
-/// `verify`), returning its contents without the trailer. Compressed blocks
-/// are refused: RocksDB writes metaindex, properties and filter blocks
-/// uncompressed.
-pub fn read_block<'f>(file: &'f [u8], footer: &Footer, handle: BlockHandle, what: &str, verify: bool) -> Result<&'f [u8]> {
+/// Checks that the block at `handle` and its trailer lie before the footer;
+/// returns the end of the trailer.
+fn block_end(footer: &Footer, handle: BlockHandle, what: &str) -> Result<usize> {
     let limit = footer.offset;
-    let end = handle
+    handle
         .offset
         .checked_add(handle.size)
         .and_then(|e| e.checked_add(BLOCK_TRAILER_LEN as u64))
         .filter(|&e| e <= limit)
+        .map(|e| e as usize)
         .ok_or_else(|| {
             Error::corruption(format!(
                 "{what} block at offset {} with size {} (+{BLOCK_TRAILER_LEN}-byte trailer) extends past the end of the data ({limit} bytes before the footer)",
                 handle.offset, handle.size
             ))
-        })?;
-    let start = handle.offset as usize;
-    let data_end = start + handle.size as usize;
-    let block = &file[start..data_end];
-    let trailer = &file[data_end..end as usize];
-    if verify && footer.checksum != ChecksumType::None {
-        let stored = fixed32(trailer, 1);
-        let computed = footer.checksum.compute(&file[start..data_end + 1]);
-        let unmodified = stored.wrapping_sub(context_modifier(footer.base_context_checksum, handle.offset));
-        if unmodified != computed {
-            return Err(Error::corruption(format!(
-                "{what} block at offset {} (size {}): {} checksum mismatch: stored {unmodified:#010x}, computed {computed:#010x}",
-                handle.offset,
-                handle.size,
-                footer.checksum.name()
-            )));
-        }
+        })
+}
+
+/// Verifies the checksum in the block's trailer (`VerifyBlockChecksum`),
+/// if the file has checksums. With `zero_at`, the 8 bytes at that block
+/// offset are taken as zero: the properties block's global sequence
+/// number, which older ingestion rewrote without updating the checksum.
+pub fn verify_block(file: &[u8], footer: &Footer, handle: BlockHandle, what: &str, zero_at: Option<usize>) -> Result<()> {
+    let end = block_end(footer, handle, what)?;
+    if footer.checksum == ChecksumType::None {
+        return Ok(());
     }
-    match trailer[0] {
-        0 => Ok(block),
+    let start = handle.offset as usize;
+    let data_end = end - BLOCK_TRAILER_LEN;
+    let stored = fixed32(file, data_end + 1);
+    let covered = &file[start..data_end + 1];
+    let computed = match zero_at {
+        None => footer.checksum.compute(covered),
+        Some(at) => {
+            let mut copy = covered.to_vec();
+            copy[at..at + 8].fill(0);
+            footer.checksum.compute(&copy)
+        }
+    };
+    let unmodified = stored.wrapping_sub(context_modifier(footer.base_context_checksum, handle.offset));
+    if unmodified != computed {
+        return Err(Error::corruption(format!(
+            "{what} block at offset {} (size {}): {} checksum mismatch: stored {unmodified:#010x}, computed {computed:#010x}",
+            handle.offset,
+            handle.size,
+            footer.checksum.name()
+        )));
+    }
+    Ok(())
+}
+
+/// Reads the block at `handle` (checking its trailer's checksum when
+/// `verify`), returning its contents without the trailer. Compressed blocks
+/// are refused: RocksDB writes metaindex, properties and filter blocks
+/// uncompressed.
+pub fn read_block<'f>(file: &'f [u8], footer: &Footer, handle: BlockHandle, what: &str, verify: bool) -> Result<&'f [u8]> {
+    let end = block_end(footer, handle, what)?;
+    if verify {
+        verify_block(file, footer, handle, what, None)?;
+    }
+    let data_end = end - BLOCK_TRAILER_LEN;
+    match file[data_end] {
+        0 => Ok(&file[handle.offset as usize..data_end]),
         t => Err(Error::not_supported(format!(
             "{what} block at offset {} is compressed with {} (type {t}); RocksDB does not compress this kind of block, so the file is unusual or damaged",
             handle.offset,

@@ -20,6 +20,7 @@ mod block;
 pub(crate) mod format;
 mod properties;
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
@@ -27,7 +28,7 @@ use std::sync::Arc;
 use block::BlockIter;
 pub use format::{ChecksumType, BLOCK_BASED_MAGIC};
 use format::{read_block, BlockHandle, Footer};
-pub use properties::Properties;
+pub use properties::{Properties, RAW_PROPERTIES_BUDGET};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::filter::Filter;
@@ -35,10 +36,41 @@ use crate::filter::Filter;
 const FULL_FILTER_PREFIX: &str = "fullfilter.";
 const PARTITIONED_FILTER_PREFIX: &str = "partitionedfilter.";
 const OBSOLETE_FILTER_PREFIX: &str = "filter.";
+/// `kPropertiesBlockName` (`table/meta_blocks.cc`).
+const PROPERTIES_BLOCK: &[u8] = b"rocksdb.properties";
+/// `kPropertiesBlockOldName`: RocksDB up to 8.x looks it up when
+/// `rocksdb.properties` is absent (`FindOptionalMetaBlock`).
+const PROPERTIES_BLOCK_OLD: &[u8] = b"rocksdb.stats";
 /// The name every built-in RocksDB filter policy (Bloom, Ribbon, legacy)
-/// writes into the metaindex key (`BuiltinFilterPolicy::CompatibilityName`).
-/// Forks have appended suffixes, so it is matched as a prefix.
+/// writes after the filter prefix (`BuiltinFilterPolicy::kCompatibilityName`).
+/// RocksDB 6.x and 9.11.1+ look up exactly `<prefix>` + this name.
 const BUILTIN_POLICY_NAME: &str = "rocksdb.BuiltinBloomFilter";
+/// RocksDB 7.0 to 9.11.0 instead seek to `<prefix>` and take the first
+/// entry if its name is one of these (`kBuiltinNameAndAliases` in
+/// `BlockBasedTable::PrefetchIndexAndFilterBlocks`; early 7.0.x releases
+/// wrote the aliases).
+const BUILTIN_POLICY_ALIASES: &[&str] = &[
+    BUILTIN_POLICY_NAME,
+    "rocksdb.internal.LegacyBloomFilter",
+    "rocksdb.internal.FastLocalBloomFilter",
+    "rocksdb.internal.Standard128RibbonFilter",
+    "rocksdb.internal.DeprecatedBlockBasedBloomFilter",
+    "bloomfilter",
+    "ribbonfilter",
+];
+
+/// A query consults at most this many partitions (a user key whose
+/// versions span partitions, or a prefix shared by many separators); past
+/// that it answers "may match" instead. RocksDB has no such case: it knows
+/// the read's sequence number and the full key, this library does not.
+pub const MAX_PARTITIONS_PER_QUERY: usize = 64;
+
+/// Separators of a partitioned filter that share bytes with the previous
+/// one are decompressed into one buffer, of at most this many bytes plus
+/// eight times the index block's size; past that the filter is not used
+/// (every key may match). Every file RocksDB writes with the default index
+/// restart interval (1) shares nothing and needs no buffer at all.
+pub const PARTITION_KEYS_BUDGET: usize = 4 << 20;
 
 /// Options for opening an SST file.
 #[derive(Clone, Copy, Debug)]
@@ -63,38 +95,144 @@ enum Order {
     Unknown,
 }
 
-/// A partitioned filter: partition separators (user keys) and filters.
+/// Where a separator's bytes are: in the file, or in the decompression buffer.
+#[derive(Clone, Copy, Debug)]
+struct KeyLoc {
+    start: usize,
+    len: u32,
+    in_arena: bool,
+}
+
+/// A partitioned filter: the top-level index's separators (an upper bound
+/// of the keys in each partition, in the file's key order) and a filter per
+/// partition. Partitions that point at the same block share one filter,
+/// verified once.
 #[derive(Clone, Debug)]
 pub struct Partitions<'a> {
-    separators: Vec<Vec<u8>>,
-    filters: Vec<Filter<'a>>,
+    backing: Backing<'a>,
+    keys: Vec<KeyLoc>,
+    arena: Vec<u8>,
+    /// Separators are internal keys (user key + 8-byte trailer).
+    internal: bool,
+    /// Distinct filter blocks, in first-use order.
+    unique: Vec<Filter<'a>>,
+    /// Partition i's filter is `unique[which[i]]`.
+    which: Vec<u32>,
     order: Order,
+    /// Partitions whose filter block RocksDB could not read either (bad
+    /// checksum, out of bounds, malformed): they answer "may match".
+    unreadable: Vec<String>,
 }
 
 impl<'a> Partitions<'a> {
+    /// Number of partitions (entries of the top-level index).
     pub fn len(&self) -> usize {
-        self.filters.len()
+        self.keys.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.filters.is_empty()
+        self.keys.is_empty()
     }
-    /// The partitions' filters, in key order.
+    /// The distinct filter blocks, in key order of first use (one per
+    /// partition in every file RocksDB writes).
     pub fn filters(&self) -> &[Filter<'a>] {
-        &self.filters
+        &self.unique
     }
-    /// Each partition's separator (an upper bound of its user keys).
-    pub fn separators(&self) -> &[Vec<u8>] {
-        &self.separators
+    /// The filter of partition `i`.
+    pub fn filter(&self, i: usize) -> &Filter<'a> {
+        &self.unique[self.which[i] as usize]
+    }
+    /// Why some partitions' filter blocks could not be read (they answer
+    /// "may match", as in RocksDB).
+    pub fn unreadable(&self) -> &[String] {
+        &self.unreadable
+    }
+    /// Partition `i`'s separator as stored (an internal key unless the file
+    /// says `rocksdb.index.key.is.user.key`).
+    pub fn separator(&self, i: usize) -> &[u8] {
+        let k = self.keys[i];
+        let src = if k.in_arena { &self.arena[..] } else { self.backing.bytes() };
+        &src[k.start..k.start + k.len as usize]
+    }
+    /// Partition `i`'s separator as a user key.
+    fn user_key(&self, i: usize) -> &[u8] {
+        let s = self.separator(i);
+        if self.internal {
+            &s[..s.len() - 8]
+        } else {
+            s
+        }
     }
 
-    /// Index of the first partition whose separator is >= key.
-    fn seek(&self, key: &[u8]) -> Option<usize> {
-        let i = match self.order {
-            Order::Bytewise => self.separators.partition_point(|s| s.as_slice() < key),
-            Order::ReverseBytewise => self.separators.partition_point(|s| s.as_slice() > key),
-            Order::Unknown => return None,
+    /// The partitions a key can be in, from the first whose separator's
+    /// user key is not before it (`is_before`) through the first whose
+    /// separator is past every candidate (`within` false), as RocksDB's
+    /// `GetFilterPartitionHandle` can land on any of them: it seeks with the
+    /// read's sequence number, which this library does not know, and runs
+    /// past the last separator into the last partition. None when the order
+    /// is unknown (every partition is a candidate) or when there are more
+    /// than [`MAX_PARTITIONS_PER_QUERY`].
+    fn candidates(&self, is_before: impl Fn(&[u8]) -> bool, within: impl Fn(&[u8]) -> bool) -> Option<Range<usize>> {
+        if self.order == Order::Unknown {
+            return None;
+        }
+        let n = self.len();
+        let first = {
+            // partition_point over indices (the keys live in two buffers).
+            let (mut lo, mut hi) = (0, n);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if is_before(self.user_key(mid)) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
         };
-        Some(i.min(self.filters.len() - 1))
+        if first == n {
+            return Some(n - 1..n);
+        }
+        let mut end = first;
+        while end < n - 1 && within(self.user_key(end)) {
+            end += 1;
+            if end - first >= MAX_PARTITIONS_PER_QUERY {
+                return Some(0..0);
+            }
+        }
+        Some(first..end + 1)
+    }
+
+    /// May any partition a query for `key` can land on match `probe`?
+    fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
+        let range = match self.order {
+            Order::Bytewise => self.candidates(|s| s < key, |s| s == key),
+            Order::ReverseBytewise => self.candidates(|s| s > key, |s| s == key),
+            Order::Unknown => None,
+        };
+        match range {
+            Some(r) if r.is_empty() => true,
+            Some(r) => r.into_iter().any(|i| self.filter(i).may_match(probe)),
+            None => self.unique.iter().any(|f| f.may_match(probe)),
+        }
+    }
+
+    /// May a key with this prefix be in the file? Keys with a prefix are
+    /// contiguous in bytewise and in reverse-bytewise order, so the
+    /// candidates are the partitions from the first that can hold one up to
+    /// the first whose separator no longer has the prefix.
+    fn prefix_may_match(&self, prefix: &[u8]) -> bool {
+        let range = match self.order {
+            Order::Bytewise => self.candidates(|s| s < prefix, |s| s.starts_with(prefix)),
+            Order::ReverseBytewise => {
+                self.candidates(|s| s > prefix && !s.starts_with(prefix), |s| s.starts_with(prefix))
+            }
+            Order::Unknown => None,
+        };
+        match range {
+            Some(r) if r.is_empty() => true,
+            Some(r) => r.into_iter().any(|i| self.filter(i).may_match(prefix)),
+            None => self.unique.iter().any(|f| f.may_match(prefix)),
+        }
     }
 }
 
@@ -116,6 +254,12 @@ enum Backing<'a> {
     Mapped(Arc<memmap2::Mmap>),
 }
 
+impl std::fmt::Debug for Backing<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes", self.bytes().len())
+    }
+}
+
 impl Backing<'_> {
     fn bytes(&self) -> &[u8] {
         match self {
@@ -135,12 +279,16 @@ pub enum PrefixExtractor {
 }
 
 impl PrefixExtractor {
+    /// The names RocksDB writes (`rocksdb.FixedPrefix.3`); any other
+    /// spelling ("03", "+3") is a name no reader's extractor has, so RocksDB
+    /// would not use the prefix filter either.
     fn parse(name: &str) -> Option<PrefixExtractor> {
+        let number = |n: &str| n.parse::<usize>().ok().filter(|v| v.to_string() == n);
         if let Some(n) = name.strip_prefix("rocksdb.FixedPrefix.") {
-            return n.parse().ok().map(PrefixExtractor::Fixed);
+            return number(n).map(PrefixExtractor::Fixed);
         }
         if let Some(n) = name.strip_prefix("rocksdb.CappedPrefix.") {
-            return n.parse().ok().map(PrefixExtractor::Capped);
+            return number(n).map(PrefixExtractor::Capped);
         }
         None
     }
@@ -159,6 +307,8 @@ pub struct Sst<'a> {
     backing: Backing<'a>,
     footer: Footer,
     properties: Properties,
+    /// Why the properties could not be read, as RocksDB would not either.
+    properties_error: Option<String>,
     filter: SstFilter<'a>,
     /// The metaindex key of the filter block, e.g. `fullfilter.rocksdb.BuiltinBloomFilter`.
     filter_block_name: Option<String>,
@@ -221,41 +371,18 @@ impl<'a> Sst<'a> {
         let verify = options.verify_checksums;
         let file = backing.bytes();
         let footer = Footer::decode(file, verify)?;
+        // A metaindex RocksDB cannot read makes it refuse the table too.
         let meta = read_block(file, &footer, footer.metaindex, "metaindex", verify)?;
-        let mut it = BlockIter::new(meta, "metaindex", footer.metaindex.offset)?;
-        let mut props_handle = None;
-        let mut filter_entry: Option<(String, BlockHandle)> = None;
-        while let Some((key, value)) = it.next_kv()? {
-            let name = String::from_utf8_lossy(key).into_owned();
-            let handle = || {
-                let mut p = 0;
-                BlockHandle::decode(value, &mut p).ok_or_else(|| {
-                    Error::corruption(format!(
-                        "metaindex block at offset {}: entry {name:?} has a malformed block handle",
-                        footer.metaindex.offset
-                    ))
-                })
-            };
-            if name == "rocksdb.properties" {
-                props_handle = Some(handle()?);
-            } else if name.starts_with(FULL_FILTER_PREFIX)
-                || name.starts_with(PARTITIONED_FILTER_PREFIX)
-                || name.starts_with(OBSOLETE_FILTER_PREFIX)
-            {
-                // Prefer a full or partitioned filter over anything else.
-                let better = match &filter_entry {
-                    None => true,
-                    Some((prev, _)) => prev.starts_with(OBSOLETE_FILTER_PREFIX),
-                };
-                if better {
-                    let h = handle()?;
-                    filter_entry = Some((name, h));
-                }
-            }
-        }
-        let properties = match props_handle {
-            Some(h) => Properties::parse(read_block(file, &footer, h, "properties", verify)?, h.offset)?,
-            None => Properties::default(),
+        let meta = MetaIndex::parse(meta, footer.metaindex.offset)?;
+        let (properties, properties_error) = match meta.properties() {
+            Ok(Some(h)) => match Properties::read(file, &footer, h, verify) {
+                Ok(p) => (p, None),
+                Err(e) => (Properties::default(), Some(e.message().to_string())),
+            },
+            // Written without properties (no RocksDB release since 2013 does):
+            // read as a reader with default options reads it, whole keys.
+            Ok(None) => (Properties::default(), None),
+            Err(why) => (Properties::default(), Some(why)),
         };
         let order = match properties.comparator.as_deref() {
             None | Some("leveldb.BytewiseComparator") => Order::Bytewise,
@@ -264,62 +391,35 @@ impl<'a> Sst<'a> {
         };
         let whole_key_filtering = properties.whole_key_filtering.unwrap_or(true);
         let prefix_extractor = properties.prefix_extractor_name.as_deref().and_then(PrefixExtractor::parse);
-        let prefix_filtering = properties.prefix_filtering.unwrap_or(prefix_extractor.is_some());
+        let prefix_filtering = properties.prefix_filtering.unwrap_or(true) && prefix_extractor.is_some();
 
-        let filter_block_name = filter_entry.as_ref().map(|(n, _)| n.clone());
-        let filter = match filter_entry {
-            None => SstFilter::None,
-            Some((name, handle)) => {
-                let (kind, policy) = name.split_once('.').expect("prefix ends in a dot");
-                if !policy.starts_with(BUILTIN_POLICY_NAME) {
-                    SstFilter::Unsupported(format!(
-                        "filter block {name:?} was written by a custom filter policy {policy:?}, not RocksDB's built-in filters"
-                    ))
-                } else if kind == "filter" {
-                    SstFilter::Unsupported(format!(
-                        "filter block {name:?} is the obsolete block-based filter (removed in RocksDB 7.0), which is not supported"
-                    ))
-                } else {
-                    let load = |h: BlockHandle, what: &str| -> Result<Filter<'a>> {
-                        read_block(file, &footer, h, what, verify)?;
-                        let range = h.offset as usize..(h.offset + h.size) as usize;
-                        load_filter(&backing, range).map_err(|e| {
-                            Error::new(e.kind(), format!("{what} block at offset {}: {}", h.offset, e.message()))
-                        })
-                    };
-                    if kind == "fullfilter" {
-                        SstFilter::Full(load(handle, "filter")?)
-                    } else {
-                        let index = read_block(file, &footer, handle, "filter partition index", verify)?;
-                        let mut it = BlockIter::new(index, "filter partition index", handle.offset)?;
-                        let user_keys = properties.index_key_is_user_key.unwrap_or(false);
-                        let delta = properties.index_value_is_delta_encoded.unwrap_or(false);
-                        let mut separators = Vec::new();
-                        let mut filters = Vec::new();
-                        let mut prev = None;
-                        while let Some((key, h)) = it.next_handle(delta, prev)? {
-                            prev = Some(h);
-                            let user_key = if user_keys {
-                                key
-                            } else {
-                                // Internal key: user key + 8 bytes of (sequence << 8 | type).
-                                key.get(..key.len().wrapping_sub(8)).filter(|_| key.len() >= 8).ok_or_else(|| {
-                                    Error::corruption(format!(
-                                        "filter partition index at offset {}: separator of {} bytes is shorter than an internal key's 8-byte suffix",
-                                        handle.offset,
-                                        key.len()
-                                    ))
-                                })?
-                            };
-                            separators.push(user_key.to_vec());
-                            filters.push(load(h, "filter partition")?);
-                        }
-                        if filters.is_empty() {
-                            SstFilter::None
-                        } else {
-                            SstFilter::Partitioned(Partitions { separators, filters, order })
-                        }
-                    }
+        let pick = meta.filter();
+        let filter_block_name = pick.name();
+        let unusable = |why: String| SstFilter::Unsupported(format!("{why}; every key may match"));
+        let filter = match (pick, &properties_error) {
+            (FilterPick::None, _) => SstFilter::None,
+            (_, Some(why)) => unusable(format!(
+                "the properties are unreadable ({why}), so whether the filter holds whole keys or prefixes is unknown"
+            )),
+            (FilterPick::Ambiguous(why), None) => unusable(why),
+            (FilterPick::Custom(name), None) => SstFilter::Unsupported(format!(
+                "filter block {name:?} was written by a custom filter policy, not RocksDB's built-in filters"
+            )),
+            (FilterPick::Obsolete(name), None) => SstFilter::Unsupported(format!(
+                "filter block {name:?} is the obsolete block-based filter (removed in RocksDB 7.0), which is not supported"
+            )),
+            (FilterPick::Full(h), None) => {
+                // RocksDB reads the filter when the table opens and, if that
+                // fails, opens it without a filter (FullFilterBlockReader::Create).
+                match read_block(file, &footer, h, "filter", verify).and_then(|_| load_filter(&backing, h)) {
+                    Ok(f) => SstFilter::Full(f),
+                    Err(e) => unusable(format!("{} (RocksDB does not use a filter block it cannot read)", e.message())),
+                }
+            }
+            (FilterPick::Partitioned(h), None) => {
+                match Partitions::read(&backing, &footer, h, &properties, order, verify) {
+                    Ok(p) => SstFilter::Partitioned(p),
+                    Err(why) => unusable(why),
                 }
             }
         };
@@ -327,6 +427,7 @@ impl<'a> Sst<'a> {
             backing: backing.clone(),
             footer,
             properties,
+            properties_error,
             filter,
             filter_block_name,
             whole_key_filtering,
@@ -345,6 +446,13 @@ impl<'a> Sst<'a> {
 
     pub fn properties(&self) -> &Properties {
         &self.properties
+    }
+
+    /// Why the properties block could not be read, if so. RocksDB then
+    /// opens the table without properties; this library then does not use
+    /// the filter (it cannot tell whole-key from prefix filtering).
+    pub fn properties_error(&self) -> Option<&str> {
+        self.properties_error.as_deref()
     }
 
     pub fn filter(&self) -> &SstFilter<'a> {
@@ -399,10 +507,7 @@ impl<'a> Sst<'a> {
         match &self.filter {
             SstFilter::None | SstFilter::Unsupported(_) => true,
             SstFilter::Full(f) => f.may_match(probe),
-            SstFilter::Partitioned(p) => match p.seek(key) {
-                Some(i) => p.filters[i].may_match(probe),
-                None => p.filters.iter().any(|f| f.may_match(probe)),
-            },
+            SstFilter::Partitioned(p) => p.may_match(key, probe),
         }
     }
 
@@ -436,33 +541,312 @@ impl<'a> Sst<'a> {
         Ok(match &self.filter {
             SstFilter::None | SstFilter::Unsupported(_) => true,
             SstFilter::Full(f) => f.may_match(prefix),
-            SstFilter::Partitioned(p) => {
-                // Keys with this prefix may span several partitions (and a
-                // shortened separator may sit past a partition holding none of
-                // them), so consult every partition that can hold one: from
-                // the first separator >= prefix up to the first separator that
-                // is beyond every key with the prefix.
-                match (p.order, p.seek(prefix)) {
-                    (Order::Bytewise, Some(first)) => {
-                        let mut any = false;
-                        for i in first..p.len() {
-                            any |= p.filters[i].may_match(prefix);
-                            if any || !p.separators[i].starts_with(prefix) {
-                                break;
-                            }
-                        }
-                        any
-                    }
-                    _ => p.filters.iter().any(|f| f.may_match(prefix)),
-                }
-            }
+            SstFilter::Partitioned(p) => p.prefix_may_match(prefix),
         })
     }
 }
 
-fn load_filter<'a>(backing: &Backing<'a>, range: Range<usize>) -> Result<Filter<'a>> {
+/// Loads the filter block at `h` (already bounds-checked by read_block).
+fn load_filter<'a>(backing: &Backing<'a>, h: BlockHandle) -> Result<Filter<'a>> {
+    let range = h.offset as usize..(h.offset + h.size) as usize;
     match backing {
         Backing::Borrowed(b) => Filter::new(&b[range]),
         Backing::Mapped(m) => Filter::from_shared(m.clone(), range),
+    }
+    .map_err(|e| Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message())))
+}
+
+/// The filter block a reader picks from the metaindex.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum FilterPick {
+    None,
+    Full(BlockHandle),
+    Partitioned(BlockHandle),
+    /// `filter.<name>`: the block-based filter of RocksDB < 7.0.
+    Obsolete(String),
+    /// A filter block of a policy other than the built-in ones.
+    Custom(String),
+    /// RocksDB releases disagree on the filter, or cannot tell: the reason.
+    Ambiguous(String),
+}
+
+impl FilterPick {
+    fn name(&self) -> Option<String> {
+        let full = |p: &str| Some(format!("{p}{BUILTIN_POLICY_NAME}"));
+        match self {
+            FilterPick::None | FilterPick::Ambiguous(_) => None,
+            FilterPick::Full(_) => full(FULL_FILTER_PREFIX),
+            FilterPick::Partitioned(_) => full(PARTITIONED_FILTER_PREFIX),
+            FilterPick::Obsolete(n) | FilterPick::Custom(n) => Some(n.clone()),
+        }
+    }
+}
+
+/// What the metaindex says, read once in one linear pass.
+///
+/// RocksDB looks entries up with `Seek` (a binary search over the restart
+/// points) and its releases differ in how they match filter names (see
+/// [`BUILTIN_POLICY_ALIASES`]). On a metaindex whose names are sorted and
+/// unique every lookup method agrees, and that is every file RocksDB writes;
+/// where they could disagree (names out of order, the same name twice with
+/// different handles, releases picking different filter blocks) this
+/// library does not use the filter, so that no reading of the file by any
+/// release finds a key this library calls absent.
+struct MetaIndex {
+    /// Values of the exactly-named entries of interest, each list in file order.
+    properties: Vec<Vec<u8>>,
+    properties_old: Vec<Vec<u8>>,
+    /// Per filter prefix: values of `<prefix>rocksdb.BuiltinBloomFilter`.
+    exact: [Vec<Vec<u8>>; 3],
+    /// Per filter prefix: the first entry at or after it (name, value).
+    first_after: [Option<(Vec<u8>, Vec<u8>)>; 3],
+    /// First metaindex entry out of order, if any.
+    out_of_order: Option<String>,
+}
+
+const FILTER_PREFIXES: [&str; 3] = [FULL_FILTER_PREFIX, PARTITIONED_FILTER_PREFIX, OBSOLETE_FILTER_PREFIX];
+
+/// Filter names longer than this are never built-in ones; they are not copied.
+const MAX_NAME: usize = 256;
+
+impl MetaIndex {
+    fn parse(block: &[u8], offset: u64) -> Result<MetaIndex> {
+        let mut it = BlockIter::new(block, "metaindex", offset)?;
+        let mut m = MetaIndex {
+            properties: Vec::new(),
+            properties_old: Vec::new(),
+            exact: Default::default(),
+            first_after: Default::default(),
+            out_of_order: None,
+        };
+        let mut first = true;
+        while let Some((key, value, info)) = it.next_entry()? {
+            if !first && m.out_of_order.is_none() && info.prev.bytewise(key) == std::cmp::Ordering::Greater {
+                m.out_of_order = Some(format!(
+                    "metaindex block at offset {offset}: entry at block offset {} is out of order",
+                    info.offset
+                ));
+            }
+            first = false;
+            if key == PROPERTIES_BLOCK {
+                m.properties.push(value.to_vec());
+            } else if key == PROPERTIES_BLOCK_OLD {
+                m.properties_old.push(value.to_vec());
+            }
+            for (i, prefix) in FILTER_PREFIXES.iter().enumerate() {
+                let p = prefix.as_bytes();
+                if m.first_after[i].is_none() && key >= p {
+                    let name = if key.len() <= MAX_NAME { key.to_vec() } else { key[..MAX_NAME].to_vec() };
+                    m.first_after[i] = Some((name, value.to_vec()));
+                }
+                if key.len() == p.len() + BUILTIN_POLICY_NAME.len()
+                    && key.starts_with(p)
+                    && &key[p.len()..] == BUILTIN_POLICY_NAME.as_bytes()
+                {
+                    m.exact[i].push(value.to_vec());
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// The one value of a name, or why there is no single one.
+    fn single<'v>(values: &'v [Vec<u8>], name: &str) -> std::result::Result<Option<&'v [u8]>, String> {
+        match values {
+            [] => Ok(None),
+            [v, rest @ ..] if rest.iter().all(|r| r == v) => Ok(Some(v)),
+            _ => Err(format!("the metaindex names {name:?} {} times with different handles", values.len())),
+        }
+    }
+
+    fn handle(value: &[u8]) -> Option<BlockHandle> {
+        let mut p = 0;
+        BlockHandle::decode(value, &mut p)
+    }
+
+    /// The properties block: `rocksdb.properties`, else `rocksdb.stats`
+    /// (RocksDB up to 8.x). Err when the metaindex cannot say.
+    fn properties(&self) -> std::result::Result<Option<BlockHandle>, String> {
+        if let Some(why) = &self.out_of_order {
+            return Err(why.clone());
+        }
+        let value = match Self::single(&self.properties, "rocksdb.properties")? {
+            Some(v) => Some(v),
+            None => Self::single(&self.properties_old, "rocksdb.stats")?,
+        };
+        match value {
+            None => Ok(None),
+            Some(v) => Self::handle(v).map(Some).ok_or_else(|| "the properties block's handle is malformed".to_string()),
+        }
+    }
+
+    /// The filter block every RocksDB release would use.
+    fn filter(&self) -> FilterPick {
+        if let Some(why) = &self.out_of_order {
+            return FilterPick::Ambiguous(why.clone());
+        }
+        let pick = |i: usize, h: BlockHandle| match i {
+            0 => FilterPick::Full(h),
+            1 => FilterPick::Partitioned(h),
+            _ => FilterPick::Obsolete(format!("{OBSOLETE_FILTER_PREFIX}{BUILTIN_POLICY_NAME}")),
+        };
+        // RocksDB 6.x and 9.11.1+: the exact name, in this order, skipping a
+        // malformed handle.
+        let mut exact = FilterPick::None;
+        for i in 0..3 {
+            match Self::single(&self.exact[i], FILTER_PREFIXES[i]) {
+                Err(why) => return FilterPick::Ambiguous(why),
+                Ok(Some(v)) => {
+                    if let Some(h) = Self::handle(v) {
+                        exact = pick(i, h);
+                        break;
+                    }
+                }
+                Ok(None) => {}
+            }
+        }
+        // RocksDB 7.0 to 9.11.0: the first entry at or after the prefix, if
+        // it is the built-in name or an alias.
+        let mut seek = FilterPick::None;
+        for i in 0..3 {
+            if let Some((name, v)) = &self.first_after[i] {
+                let p = FILTER_PREFIXES[i].as_bytes();
+                let builtin = name.starts_with(p)
+                    && BUILTIN_POLICY_ALIASES.iter().any(|a| a.as_bytes() == &name[p.len()..]);
+                if let (true, Some(h)) = (builtin, Self::handle(v)) {
+                    seek = pick(i, h);
+                    break;
+                }
+            }
+        }
+        if exact == seek {
+            if exact == FilterPick::None {
+                // Say so when the file has a filter of another policy.
+                for (name, _) in self.first_after.iter().flatten() {
+                    if FILTER_PREFIXES.iter().any(|p| name.starts_with(p.as_bytes())) {
+                        return FilterPick::Custom(String::from_utf8_lossy(name).into_owned());
+                    }
+                }
+            }
+            return exact;
+        }
+        FilterPick::Ambiguous(format!(
+            "RocksDB releases disagree on this file's filter block (6.x and 9.11.1+ read {:?}, 7.0 to 9.11.0 read {:?})",
+            exact.name().unwrap_or_else(|| "none".into()),
+            seek.name().unwrap_or_else(|| "none".into())
+        ))
+    }
+}
+
+impl<'a> Partitions<'a> {
+    /// Reads the top-level index of a partitioned filter and every distinct
+    /// partition. Err (the filter is not used) where RocksDB could not use
+    /// it either or its lookups are not well defined: an unreadable index
+    /// block, malformed entries, separators out of order.
+    fn read(
+        backing: &Backing<'a>,
+        footer: &Footer,
+        handle: BlockHandle,
+        properties: &Properties,
+        order: Order,
+        verify: bool,
+    ) -> std::result::Result<Partitions<'a>, String> {
+        let file = backing.bytes();
+        let what = "filter partition index";
+        let index = read_block(file, footer, handle, what, verify)
+            .map_err(|e| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message()))?;
+        let internal = !properties.index_key_is_user_key.unwrap_or(false);
+        let delta = properties.index_value_is_delta_encoded.unwrap_or(false);
+        let reverse = order == Order::ReverseBytewise;
+        let budget = PARTITION_KEYS_BUDGET.saturating_add(index.len().saturating_mul(8));
+        let mut it = BlockIter::new(index, what, handle.offset).map_err(|e| e.message().to_string())?;
+        let mut p = Partitions {
+            backing: backing.clone(),
+            keys: Vec::new(),
+            arena: Vec::new(),
+            internal,
+            unique: Vec::new(),
+            which: Vec::new(),
+            order,
+            unreadable: Vec::new(),
+        };
+        let mut seen: HashMap<BlockHandle, u32> = HashMap::new();
+        let mut distinct_bytes: u64 = 0;
+        let mut prev = None;
+        loop {
+            let (key, h, info) = match it.next_handle(delta, prev) {
+                Ok(Some(e)) => e,
+                Ok(None) => break,
+                Err(e) => return Err(e.message().to_string()),
+            };
+            prev = Some(h);
+            let at = info.offset;
+            if internal && key.len() < 8 {
+                return Err(format!(
+                    "{what} at offset {}: separator of {} bytes at block offset {at} is shorter than an internal key's 8-byte trailer",
+                    handle.offset,
+                    key.len()
+                ));
+            }
+            if !p.keys.is_empty() && order != Order::Unknown {
+                let d = info.prev;
+                let cmp = if internal {
+                    d.internal(key, reverse)
+                } else if reverse {
+                    Some(d.bytewise(key).reverse())
+                } else {
+                    Some(d.bytewise(key))
+                };
+                if cmp == Some(std::cmp::Ordering::Greater) {
+                    return Err(format!(
+                        "{what} at offset {}: separator at block offset {at} is out of order, so RocksDB's partition lookup is not well defined",
+                        handle.offset
+                    ));
+                }
+            }
+            let loc = if info.shared == 0 {
+                KeyLoc { start: handle.offset as usize + info.key_offset, len: key.len() as u32, in_arena: false }
+            } else {
+                if p.arena.len() + key.len() > budget {
+                    return Err(format!(
+                        "{what} at offset {}: its prefix-compressed separators decompress to more than {budget} bytes (a limit of this library)",
+                        handle.offset
+                    ));
+                }
+                let start = p.arena.len();
+                p.arena.extend_from_slice(key);
+                KeyLoc { start, len: key.len() as u32, in_arena: true }
+            };
+            p.keys.push(loc);
+            let slot = match seen.get(&h) {
+                Some(&i) => i,
+                None => {
+                    distinct_bytes += h.size;
+                    if distinct_bytes > file.len() as u64 {
+                        return Err(format!(
+                            "{what} at offset {}: its distinct partitions add up to more bytes than the file has (they overlap)",
+                            handle.offset
+                        ));
+                    }
+                    // RocksDB reads a partition when a query needs it and
+                    // answers "may match" if that fails.
+                    let f = read_block(file, footer, h, "filter partition", verify)
+                        .and_then(|_| load_filter(backing, h))
+                        .unwrap_or_else(|e| {
+                            p.unreadable.push(e.message().to_string());
+                            Filter::always_true()
+                        });
+                    p.unique.push(f);
+                    let i = (p.unique.len() - 1) as u32;
+                    seen.insert(h, i);
+                    i
+                }
+            };
+            p.which.push(slot);
+        }
+        if p.keys.is_empty() {
+            return Err(format!("{what} at offset {} has no entries", handle.offset));
+        }
+        Ok(p)
     }
 }

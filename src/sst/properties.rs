@@ -1,12 +1,36 @@
 //! The properties block (`rocksdb.properties`, `table/meta_blocks.cc`): a
 //! restart-point block mapping names to values. Numeric properties are
 //! varint64; strings and user-collected properties are raw bytes.
+//!
+//! Parsed as RocksDB's `ReadTablePropertiesHelper` (7.x and later) parses it:
+//! - names must be strictly increasing (bytewise); otherwise the whole block
+//!   is "properties unsorted" (corruption) and RocksDB opens the table
+//!   without properties;
+//! - a numeric value is read with `GetVarint64`, which takes the leading
+//!   varint and ignores any bytes after it; a value that does not start with
+//!   a varint is skipped (as if absent);
+//! - a boolean table property (`whole.key.filtering`, `prefix.filtering`) is
+//!   false only when it is exactly "0" (`IsFeatureSupported`);
+//! - the checksum is verified after parsing, and when it fails a second time
+//!   with the 8-byte `rocksdb.external_sst_file.global_seqno` value zeroed:
+//!   older ingestion rewrote that value in place without updating the
+//!   checksum.
 
 use std::collections::BTreeMap;
 
 use super::block::BlockIter;
-use super::format::varint64;
-use crate::error::Result;
+use super::format::{varint64, verify_block, BlockHandle, Footer};
+use crate::error::{Error, Result};
+
+/// `ExternalSstFilePropertyNames::kGlobalSeqno`.
+const GLOBAL_SEQNO: &str = "rocksdb.external_sst_file.global_seqno";
+
+/// Properties are kept for [`Properties::raw`] while their names and values
+/// add up to at most this many bytes plus four times the block's size. A
+/// block whose prefix-compressed names each extend the previous one would
+/// otherwise decompress to a size quadratic in the block's (RocksDB keeps
+/// them all). The properties this library interprets are always decoded.
+pub const RAW_PROPERTIES_BUDGET: usize = 1 << 20;
 
 /// Table properties RocksDB records, decoded where this library uses them;
 /// every property is also available raw through [`Properties::raw`].
@@ -36,31 +60,81 @@ pub struct Properties {
     /// `rocksdb.index.value.is.delta.encoded`
     pub index_value_is_delta_encoded: Option<bool>,
     raw: BTreeMap<String, Vec<u8>>,
+    /// Properties left out of `raw` by [`RAW_PROPERTIES_BUDGET`].
+    raw_dropped: usize,
 }
 
+/// The longest property name this library interprets; longer names are
+/// never looked up (so a long name costs nothing beyond its decoding).
+const MAX_KNOWN_NAME: usize = 64;
+
 impl Properties {
-    pub(crate) fn parse(block: &[u8], offset: u64) -> Result<Properties> {
+    /// Reads and verifies the properties block at `handle` as RocksDB does
+    /// (see the module documentation). An error here means RocksDB opens
+    /// the table without properties.
+    pub(crate) fn read(file: &[u8], footer: &Footer, handle: BlockHandle, verify: bool) -> Result<Properties> {
+        let block = super::format::read_block(file, footer, handle, "properties", false)?;
+        let (props, global_seqno_at) = Properties::parse(block, handle.offset)?;
+        if verify {
+            if let Err(e) = verify_block(file, footer, handle, "properties", None) {
+                match global_seqno_at {
+                    Some(at) if at + 8 <= block.len() => {
+                        verify_block(file, footer, handle, "properties", Some(at)).map_err(|_| e)?
+                    }
+                    _ => return Err(e),
+                }
+            }
+        }
+        Ok(props)
+    }
+
+    /// Parses a properties block; also returns the block offset of the
+    /// global sequence number's value, if present.
+    pub(crate) fn parse(block: &[u8], offset: u64) -> Result<(Properties, Option<usize>)> {
         let mut p = Properties::default();
         let mut it = BlockIter::new(block, "properties", offset)?;
-        while let Some((k, v)) = it.next_kv()? {
-            p.raw.insert(String::from_utf8_lossy(k).into_owned(), v.to_vec());
+        let mut budget = RAW_PROPERTIES_BUDGET.saturating_add(block.len().saturating_mul(4));
+        let mut global_seqno_at = None;
+        let mut known: BTreeMap<&'static str, Vec<u8>> = BTreeMap::new();
+        let mut first = true;
+        while let Some((k, v, info)) = it.next_entry()? {
+            if !first && info.prev.bytewise(k) != std::cmp::Ordering::Less {
+                return Err(Error::corruption(format!(
+                    "properties block at offset {offset}: properties unsorted at block offset {} (RocksDB reads such a file without its properties)",
+                    info.offset
+                )));
+            }
+            first = false;
+            if k.len() <= MAX_KNOWN_NAME {
+                if let Some(name) = KNOWN.iter().find(|n| n.as_bytes() == k) {
+                    known.insert(name, v.to_vec());
+                }
+                if k == GLOBAL_SEQNO.as_bytes() {
+                    global_seqno_at = Some(info.value_offset);
+                }
+            }
+            let cost = k.len() + v.len();
+            if cost <= budget {
+                budget -= cost;
+                p.raw.insert(String::from_utf8_lossy(k).into_owned(), v.to_vec());
+            } else {
+                p.raw_dropped += 1;
+            }
         }
+        // GetVarint64: the leading varint; trailing bytes are ignored.
         let num = |name: &str| {
-            p.raw.get(name).and_then(|v| {
+            known.get(name).and_then(|v| {
                 let mut pos = 0;
-                varint64(v, &mut pos).filter(|_| pos == v.len())
+                varint64(v, &mut pos)
             })
         };
         // RocksDB writes "nullptr" for an absent policy / extractor.
         let string = |name: &str| {
-            p.raw.get(name).map(|v| String::from_utf8_lossy(v).into_owned()).filter(|s| !s.is_empty() && s != "nullptr")
+            known.get(name).map(|v| String::from_utf8_lossy(v).into_owned()).filter(|s| !s.is_empty() && s != "nullptr")
         };
-        let flag = |name: &str| match p.raw.get(name).map(Vec::as_slice) {
-            Some(b"1") => Some(true),
-            Some(b"0") => Some(false),
-            _ => None,
-        };
-        Ok(Properties {
+        // IsFeatureSupported: only "0" is false.
+        let flag = |name: &str| known.get(name).map(|v| v.as_slice() != b"0");
+        p = Properties {
             filter_policy: string("rocksdb.filter.policy"),
             filter_size: num("rocksdb.filter.size"),
             num_entries: num("rocksdb.num.entries"),
@@ -80,12 +154,43 @@ impl Properties {
             prefix_filtering: flag("rocksdb.block.based.table.prefix.filtering"),
             index_key_is_user_key: num("rocksdb.index.key.is.user.key").map(|v| v != 0),
             index_value_is_delta_encoded: num("rocksdb.index.value.is.delta.encoded").map(|v| v != 0),
-            raw: p.raw,
-        })
+            ..p
+        };
+        Ok((p, global_seqno_at))
     }
 
-    /// Every property by name, raw bytes.
+    /// Every property by name, raw bytes (see [`RAW_PROPERTIES_BUDGET`]).
     pub fn raw(&self) -> &BTreeMap<String, Vec<u8>> {
         &self.raw
     }
+
+    /// How many properties were decoded but left out of [`Properties::raw`]
+    /// because of [`RAW_PROPERTIES_BUDGET`] (0 for every file RocksDB writes).
+    pub fn raw_dropped(&self) -> usize {
+        self.raw_dropped
+    }
 }
+
+/// The property names decoded above (`TablePropertiesNames`,
+/// `BlockBasedTablePropertyNames`).
+const KNOWN: &[&str] = &[
+    "rocksdb.filter.policy",
+    "rocksdb.filter.size",
+    "rocksdb.num.entries",
+    "rocksdb.num.filter_entries",
+    "rocksdb.num.data.blocks",
+    "rocksdb.data.size",
+    "rocksdb.index.size",
+    "rocksdb.index.partitions",
+    "rocksdb.format.version",
+    "rocksdb.creation.time",
+    "rocksdb.file.creation.time",
+    "rocksdb.comparator",
+    "rocksdb.prefix.extractor.name",
+    "rocksdb.compression",
+    "rocksdb.column.family.name",
+    "rocksdb.block.based.table.whole.key.filtering",
+    "rocksdb.block.based.table.prefix.filtering",
+    "rocksdb.index.key.is.user.key",
+    "rocksdb.index.value.is.delta.encoded",
+];

@@ -73,6 +73,8 @@ fn geometry(filters: &[Filter<'_>], keys: Option<u64>) -> Geometry {
 
 pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
     let sst = Sst::open_with(path, SstOptions { verify_checksums: verify }).map_err(|e| e.to_string())?;
+    // A file written without checksums (ChecksumType none) has nothing to verify.
+    let verified = verify && sst.checksum_type() != rocksfilter::ChecksumType::None;
     let p = sst.properties();
     let keys = p.num_filter_entries.or(p.num_entries);
     let (filter_desc, geom) = match sst.filter() {
@@ -92,7 +94,13 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
         let _ = write!(o, "\"file\":{},", json_str(&path.display().to_string()));
         let _ = write!(o, "\"format_version\":{},", sst.format_version());
         let _ = write!(o, "\"checksum\":{},", json_str(sst.checksum_type().name()));
-        let _ = write!(o, "\"checksums_verified\":{verify},");
+        let _ = write!(o, "\"checksums_verified\":{verified},");
+        if let Some(why) = sst.properties_error() {
+            let _ = write!(o, "\"properties_error\":{},", json_str(why));
+        }
+        if let SstFilter::Partitioned(parts) = sst.filter() {
+            let _ = write!(o, "\"unreadable_partitions\":{},", parts.unreadable().len());
+        }
         let _ = write!(o, "\"filter\":{},", json_str(&filter_desc));
         let _ = write!(o, "\"filter_block\":{},", sst.filter_block_name().map_or("null".into(), json_str));
         if let Some(g) = &geom {
@@ -126,7 +134,15 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
     }
     println!("file:               {}", path.display());
     println!("format_version:     {}", sst.format_version());
-    println!("checksum:           {}{}", sst.checksum_type().name(), if verify { " (verified)" } else { " (not verified)" });
+    println!("checksum:           {}{}", sst.checksum_type().name(), if verified { " (verified)" } else { " (not verified)" });
+    if let Some(why) = sst.properties_error() {
+        println!("properties:         unreadable: {why}");
+    }
+    if let SstFilter::Partitioned(parts) = sst.filter() {
+        for why in parts.unreadable() {
+            println!("unreadable partition (answers \"may match\"): {why}");
+        }
+    }
     println!("filter:             {filter_desc}");
     if let Some(name) = sst.filter_block_name() {
         println!("filter block:       {name}");
