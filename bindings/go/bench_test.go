@@ -1,3 +1,8 @@
+//go:build go1.24
+
+// The benchmarks use testing.B.Loop (Go 1.24); the module itself needs
+// only Go 1.21 (go.mod), so older toolchains build it without them.
+
 package rocksfilter_test
 
 import (
