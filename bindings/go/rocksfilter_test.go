@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -496,6 +499,60 @@ func TestSSTOpenErrors(t *testing.T) {
 		t.Error("OpenSSTMemory(nil) succeeded")
 	}
 	t.Logf("empty file: %v", err)
+}
+
+// TestOpenSSTNotExist checks that a file that cannot be opened gives an
+// *Error (ErrIOError) that also wraps the *fs.PathError saying why, and
+// that other I/O failures do not claim the file is missing.
+func TestOpenSSTNotExist(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{
+		filepath.Join(dir, "missing.sst"),
+		filepath.Join(dir, "no-such-dir", "missing.sst"),
+	} {
+		s, err := rocksfilter.OpenSST(path)
+		if s != nil {
+			t.Fatalf("OpenSST(%s) returned a handle", path)
+		}
+		wantStatus(t, path, err, rocksfilter.StatusIOError, rocksfilter.ErrIOError)
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("OpenSST(%s): errors.Is(err, fs.ErrNotExist) = false for %v", path, err)
+		}
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, rocksfilter.ErrClosed) {
+			t.Errorf("OpenSST(%s): %v matches fs.ErrPermission or ErrClosed", path, err)
+		}
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Path != path {
+			t.Errorf("OpenSST(%s): no *fs.PathError for the path in %v", path, err)
+		}
+		var e *rocksfilter.Error
+		if !errors.As(err, &e) || e.Op != "OpenSST" || e.Msg == "" {
+			t.Errorf("OpenSST(%s): %#v, want an *Error with Op and Msg", path, err)
+		}
+	}
+
+	// A directory can be stat'ed and opened but is no SST: an I/O error
+	// that is not "does not exist". The same for an unreadable file when
+	// not running as root.
+	_, err := rocksfilter.OpenSST(dir)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenSST(directory) = %v, want an error not matching fs.ErrNotExist", err)
+	}
+	t.Logf("directory: %v", err)
+	locked := filepath.Join(dir, "locked.sst")
+	if err := os.WriteFile(locked, []byte("x"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := os.Open(locked); err == nil {
+		f.Close()
+		t.Log("running with permission to read a mode-000 file (root): permission case skipped")
+	} else {
+		_, err := rocksfilter.OpenSST(locked)
+		wantStatus(t, "unreadable file", err, rocksfilter.StatusIOError, rocksfilter.ErrIOError)
+		if !errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("OpenSST(mode 000 file) = %v, want it to match fs.ErrPermission only", err)
+		}
+	}
 }
 
 // TestLoadBorrowedKeepsBlockAlive drops every Go reference to a borrowed
