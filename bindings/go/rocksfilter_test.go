@@ -501,6 +501,67 @@ func TestSSTOpenErrors(t *testing.T) {
 	t.Logf("empty file: %v", err)
 }
 
+// TestMayMatchBatchInto checks that the answers written into the caller's
+// slice equal MayMatchBatch's, that the rest of the slice is untouched,
+// and that a call allocates nothing.
+func TestMayMatchBatchInto(t *testing.T) {
+	keys := makeKeys("key-", 5000)
+	probe := append(makeKeys("key-", 100), makeKeys("absent-", 156)...)
+	probe[3] = nil // the empty key, among others
+	for _, policy := range allPolicies {
+		f := load(t, build(t, policy, bitsPerKey, keys))
+		want := f.MayMatchBatch(probe)
+		out := make([]bool, len(probe)+10)
+		for i := range out[len(probe):] {
+			out[len(probe)+i] = i%2 == 0
+		}
+		allocs := testing.AllocsPerRun(100, func() { f.MayMatchBatchInto(out, probe) })
+		if allocs != 0 {
+			t.Errorf("%v: MayMatchBatchInto allocates %v times per call, want 0", policy, allocs)
+		}
+		fp := 0
+		for i := range probe {
+			if out[i] != want[i] {
+				t.Fatalf("%v: MayMatchBatchInto[%d] = %v, MayMatchBatch says %v", policy, i, out[i], want[i])
+			}
+			if i < 100 && i != 3 && !out[i] {
+				t.Fatalf("%v: added key %q does not match", policy, probe[i])
+			}
+			if i >= 100 && out[i] {
+				fp++
+			}
+		}
+		if fp > 20 {
+			t.Errorf("%v: %d of 156 absent keys match", policy, fp)
+		}
+		for i, m := range out[len(probe):] {
+			if m != (i%2 == 0) {
+				t.Fatalf("%v: out[%d] beyond len(keys) was overwritten", policy, len(probe)+i)
+			}
+		}
+	}
+
+	// A closed filter answers true for every key, also without allocating.
+	var closed *rocksfilter.Filter
+	out := make([]bool, 3)
+	if allocs := testing.AllocsPerRun(10, func() { closed.MayMatchBatchInto(out, probe[:3]) }); allocs != 0 {
+		t.Errorf("closed filter: %v allocations", allocs)
+	}
+	if !out[0] || !out[1] || !out[2] {
+		t.Errorf("closed filter: MayMatchBatchInto = %v, want all true", out)
+	}
+	closed.MayMatchBatchInto(nil, nil) // nothing to do, no panic
+
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("MayMatchBatchInto with len(out) < len(keys) did not panic")
+		} else {
+			t.Logf("short out: %v", r)
+		}
+	}()
+	closed.MayMatchBatchInto(make([]bool, 1), probe[:2])
+}
+
 // TestOpenSSTNotExist checks that a file that cannot be opened gives an
 // *Error (ErrIOError) that also wraps the *fs.PathError saying why, and
 // that other I/O failures do not claim the file is missing.
