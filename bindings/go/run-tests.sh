@@ -68,4 +68,6 @@ fi
 echo "== benchmark smoke run (breakage only; figures not meaningful)"
 go test "${tags[@]}" -run '^$' -bench . -benchtime 2000x ./... | grep -E '^(Benchmark|ok|FAIL|PASS)'
 go test "${tags[@]}" -run '^$' -bench 'BuilderFinish' -benchtime 1x . | grep -E '^(Benchmark|ok|FAIL)'
+echo "== consumer test: the generated module (make go-module) without cargo or checkout"
+./consumer-test.sh
 echo "== bindings/go: all passed"
