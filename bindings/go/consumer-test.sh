@@ -161,6 +161,23 @@ fi
 echo "$out" | grep -F 'rocksfilter_requires_cgo__set_CGO_ENABLED_1_and_install_a_C_compiler' \
   || fail "CGO_ENABLED=0 error does not name the fix: $out"
 
+echo "== other platforms: no library flags, and the build stops with the #error"
+# No cross compiler here: run the C preamble of link_bundled.go through the
+# preprocessor with the flags go list gives for each platform.
+sed -n '/^\/\*$/,/^\*\/$/p' "$mod/link_bundled.go" | grep -v -e '^#cgo' -e '^/\*$' -e '^\*/$' >"$tmp/preamble.c"
+for goarch in amd64 arm64; do
+  flags=$(cd "$mod" && GOARCH=$goarch env PATH="$bin" go list -f '{{join .CgoCFLAGS " "}}' .)
+  echo "linux/$goarch CFLAGS: $flags"
+  # shellcheck disable=SC2086 # the flags are words
+  if out=$(env PATH="$bin" cc $flags -E "$tmp/preamble.c" -o /dev/null 2>&1); then
+    [ "linux_$goarch" = "$platform" ] || fail "linux/$goarch has no library but its preamble passed"
+  else
+    [ "linux_$goarch" != "$platform" ] || fail "linux/$goarch (bundled): the preamble failed: $out"
+    echo "$out" | grep -F '#error "rocksfilter: this module bundles the native library for' \
+      || fail "linux/$goarch: unexpected error: $out"
+  fi
+done
+
 echo "== the module's own tests, from the read-only copy (-tags norocksdb)"
 (cd "$mod" && run go vet -tags norocksdb ./... && run go test -tags norocksdb -count=1 ./...)
 

@@ -47,6 +47,18 @@ fi
 echo "$out" | grep -F 'undefined: rocksfilter_requires_cgo__set_CGO_ENABLED_1_and_install_a_C_compiler' \
   || { echo "unexpected CGO_ENABLED=0 error:"; echo "$out"; exit 1; }
 
+echo "== a checkout without target/release/librocksfilter.a: the build must say what to run"
+fresh=$(mktemp -d)
+mkdir -p "$fresh/include" "$fresh/bindings/go"
+cp "$root/include/rocksfilter.h" "$fresh/include/"
+cp go.mod ./*.go "$fresh/bindings/go/"
+if out=$(cd "$fresh/bindings/go" && go build . 2>&1); then
+  rm -rf "$fresh"; echo "go build without the library succeeded"; exit 1
+fi
+rm -rf "$fresh"
+echo "$out" | grep -F "#error \"rocksfilter: target/release/librocksfilter.a is missing in this checkout: run 'cargo build --release'" \
+  || { echo "unexpected error without the library:"; echo "$out"; exit 1; }
+
 echo "== go test -count=1 -v ./..."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
