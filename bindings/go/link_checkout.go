@@ -14,9 +14,10 @@ package rocksfilter
 // LDFLAGS line below in this form: make-module.sh takes the system
 // libraries from it.
 //
-// The -isystem directory is searched by nothing but the check below:
-// without the library, the build stops with a message saying how to make
-// it instead of the linker's "cannot find ...librocksfilter.a".
+// The -isystem directory holds no headers; only the check below looks in
+// it: without the library, the build stops with a message saying how to
+// make it instead of the linker's "cannot find ...librocksfilter.a" (a
+// package already in Go's build cache skips the check).
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../../include -isystem ${SRCDIR}/../../target/release

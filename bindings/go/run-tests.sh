@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tests of the Go bindings, from a fresh clone, as any user (CI runs it as
 # root). Needs Go >= 1.21 (1.24 for the benchmarks), a C compiler, cargo
-# (to build the native library), and librocksdb-dev for the interop tests
-# (set GO_TEST_TAGS=norocksdb to leave those out).
+# (to build the native library), make and binutils (consumer-test.sh), and
+# librocksdb-dev for the interop tests (set GO_TEST_TAGS=norocksdb to leave
+# those out).
 #
 #   bindings/go/run-tests.sh
 set -euo pipefail
