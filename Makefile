@@ -9,7 +9,7 @@ MAJOR := $(word 1,$(subst ., ,$(VERSION)))
 MINOR := $(word 2,$(subst ., ,$(VERSION)))
 SOVERSION := $(if $(filter 0,$(MAJOR)),0.$(MINOR),$(MAJOR))
 
-.PHONY: install example-test
+.PHONY: install example-test go-module
 .PHONY: build test rust-test header-check c-test sst-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
@@ -63,6 +63,12 @@ example-test: build
 	PKG_CONFIG_PATH=$$tmp/lib/pkgconfig $(MAKE) --no-print-directory -C examples/c clean run LD_LIBRARY_PATH=$$tmp/lib; \
 	PKG_CONFIG_PATH=$$tmp/lib/pkgconfig $(MAKE) --no-print-directory -C examples/c clean run-static; \
 	rm -rf $$tmp
+
+# A self-contained Go module (same module path as bindings/go, with the
+# header and a stripped static library inside) written to DEST; see
+# bindings/go/README.md, "Without a checkout".
+go-module: build
+	bindings/go/make-module.sh "$(DEST)"
 
 demo:
 	$(CARGO) run --release --locked -- demo

@@ -1,3 +1,8 @@
+//go:build go1.24
+
+// The benchmarks use testing.B.Loop (Go 1.24); the module itself needs
+// only Go 1.21 (go.mod), so older toolchains build it without them.
+
 package rocksfilter_test
 
 import (
@@ -112,6 +117,25 @@ func BenchmarkMayMatchBatch(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkMayMatchBatchInto is BenchmarkMayMatchBatch at 256 keys with
+// one reused result slice: no allocation per batch.
+func BenchmarkMayMatchBatchInto(b *testing.B) {
+	benchSetup(b)
+	const size = 256
+	f := bench.filters[rocksfilter.Bloom]
+	out := make([]bool, size)
+	off := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if off+size > benchKeys {
+			off = 0
+		}
+		f.MayMatchBatchInto(out, bench.probe[off:off+size])
+		off += size
+	}
+	reportPerKey(b, size)
 }
 
 func BenchmarkHash64(b *testing.B) {

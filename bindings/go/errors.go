@@ -57,7 +57,7 @@ type Error struct {
 	Op     string // the Go function that failed, e.g. "Load"
 	Msg    string // the C library's message; may be empty
 
-	wrapped error // ErrClosed for a closed handle, else nil
+	wrapped error // see Unwrap
 }
 
 // Error formats the error as "rocksfilter: Op: Msg", or with the status
@@ -81,7 +81,10 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Op == "" && t.Msg == "" && t.wrapped == nil && t.Status == e.Status
 }
 
-// Unwrap returns [ErrClosed] for an error caused by a closed handle.
+// Unwrap returns the cause behind e, if any: [ErrClosed] for an error
+// caused by a closed handle, and for an [OpenSST] file that cannot be
+// opened the *[io/fs.PathError] saying why (so errors.Is(err,
+// [io/fs.ErrNotExist]) holds for a missing file).
 func (e *Error) Unwrap() error { return e.wrapped }
 
 // Sentinels for errors.Is, one per status.

@@ -167,17 +167,34 @@ var packPool = sync.Pool{New: func() any { return new(packBuf) }}
 // MayMatchBatch answers MayMatch for every key: result i answers keys[i].
 // It copies the keys into one packed buffer and makes a single C call,
 // which hashes and prefetches ahead of probing, so it costs much less per
-// key than a loop of MayMatch calls.
+// key than a loop of MayMatch calls. It allocates the result; use
+// [Filter.MayMatchBatchInto] to reuse one.
 func (f *Filter) MayMatchBatch(keys [][]byte) []bool {
 	res := make([]bool, len(keys))
-	if len(keys) == 0 {
-		return res
+	f.MayMatchBatchInto(res, keys)
+	return res
+}
+
+// MayMatchBatchInto is [Filter.MayMatchBatch] writing the answers into
+// the caller's out (destination first, as in copy): out[i] answers keys[i]
+// for every i < len(keys), and out[len(keys):] is left alone. It panics if
+// out is shorter than keys. It does not allocate: the packing buffer is
+// reused from call to call (for batches whose keys total at most 1 MiB;
+// bigger ones get a fresh buffer each time).
+func (f *Filter) MayMatchBatchInto(out []bool, keys [][]byte) {
+	if len(out) < len(keys) {
+		panic("rocksfilter: MayMatchBatchInto: len(out) = " + strconv.Itoa(len(out)) +
+			" < len(keys) = " + strconv.Itoa(len(keys)))
 	}
+	if len(keys) == 0 {
+		return
+	}
+	res := out[:len(keys)]
 	if f == nil || f.ptr == nil {
 		for i := range res {
 			res[i] = true
 		}
-		return res
+		return
 	}
 	total := 0
 	for _, k := range keys {
@@ -210,7 +227,6 @@ func (f *Filter) MayMatchBatch(keys [][]byte) []bool {
 			res[i] = true
 		}
 	}
-	return res
 }
 
 // Kind returns what the block holds (AlwaysTrue on a closed Filter).

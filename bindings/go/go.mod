@@ -1,3 +1,3 @@
 module github.com/rocksfilter/rocksfilter/bindings/go
 
-go 1.26
+go 1.21

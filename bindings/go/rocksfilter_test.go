@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -496,6 +499,121 @@ func TestSSTOpenErrors(t *testing.T) {
 		t.Error("OpenSSTMemory(nil) succeeded")
 	}
 	t.Logf("empty file: %v", err)
+}
+
+// TestMayMatchBatchInto checks that the answers written into the caller's
+// slice equal MayMatchBatch's, that the rest of the slice is untouched,
+// and that a call allocates nothing.
+func TestMayMatchBatchInto(t *testing.T) {
+	keys := makeKeys("key-", 5000)
+	probe := append(makeKeys("key-", 100), makeKeys("absent-", 156)...)
+	probe[3] = nil // the empty key, among others
+	for _, policy := range allPolicies {
+		f := load(t, build(t, policy, bitsPerKey, keys))
+		want := f.MayMatchBatch(probe)
+		out := make([]bool, len(probe)+10)
+		for i := range out[len(probe):] {
+			out[len(probe)+i] = i%2 == 0
+		}
+		allocs := testing.AllocsPerRun(100, func() { f.MayMatchBatchInto(out, probe) })
+		if allocs != 0 {
+			t.Errorf("%v: MayMatchBatchInto allocates %v times per call, want 0", policy, allocs)
+		}
+		fp := 0
+		for i := range probe {
+			if out[i] != want[i] {
+				t.Fatalf("%v: MayMatchBatchInto[%d] = %v, MayMatchBatch says %v", policy, i, out[i], want[i])
+			}
+			if i < 100 && i != 3 && !out[i] {
+				t.Fatalf("%v: added key %q does not match", policy, probe[i])
+			}
+			if i >= 100 && out[i] {
+				fp++
+			}
+		}
+		if fp > 20 {
+			t.Errorf("%v: %d of 156 absent keys match", policy, fp)
+		}
+		for i, m := range out[len(probe):] {
+			if m != (i%2 == 0) {
+				t.Fatalf("%v: out[%d] beyond len(keys) was overwritten", policy, len(probe)+i)
+			}
+		}
+	}
+
+	// A closed filter answers true for every key, also without allocating.
+	var closed *rocksfilter.Filter
+	out := make([]bool, 3)
+	if allocs := testing.AllocsPerRun(10, func() { closed.MayMatchBatchInto(out, probe[:3]) }); allocs != 0 {
+		t.Errorf("closed filter: %v allocations", allocs)
+	}
+	if !out[0] || !out[1] || !out[2] {
+		t.Errorf("closed filter: MayMatchBatchInto = %v, want all true", out)
+	}
+	closed.MayMatchBatchInto(nil, nil) // nothing to do, no panic
+
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("MayMatchBatchInto with len(out) < len(keys) did not panic")
+		} else {
+			t.Logf("short out: %v", r)
+		}
+	}()
+	closed.MayMatchBatchInto(make([]bool, 1), probe[:2])
+}
+
+// TestOpenSSTNotExist checks that a file that cannot be opened gives an
+// *Error (ErrIOError) that also wraps the *fs.PathError saying why, and
+// that other I/O failures do not claim the file is missing.
+func TestOpenSSTNotExist(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{
+		filepath.Join(dir, "missing.sst"),
+		filepath.Join(dir, "no-such-dir", "missing.sst"),
+	} {
+		s, err := rocksfilter.OpenSST(path)
+		if s != nil {
+			t.Fatalf("OpenSST(%s) returned a handle", path)
+		}
+		wantStatus(t, path, err, rocksfilter.StatusIOError, rocksfilter.ErrIOError)
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("OpenSST(%s): errors.Is(err, fs.ErrNotExist) = false for %v", path, err)
+		}
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, rocksfilter.ErrClosed) {
+			t.Errorf("OpenSST(%s): %v matches fs.ErrPermission or ErrClosed", path, err)
+		}
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Path != path {
+			t.Errorf("OpenSST(%s): no *fs.PathError for the path in %v", path, err)
+		}
+		var e *rocksfilter.Error
+		if !errors.As(err, &e) || e.Op != "OpenSST" || e.Msg == "" {
+			t.Errorf("OpenSST(%s): %#v, want an *Error with Op and Msg", path, err)
+		}
+	}
+
+	// A directory can be stat'ed and opened but is no SST: an I/O error
+	// that is not "does not exist". The same for an unreadable file when
+	// not running as root.
+	_, err := rocksfilter.OpenSST(dir)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenSST(directory) = %v, want an error not matching fs.ErrNotExist", err)
+	}
+	t.Logf("directory: %v", err)
+	locked := filepath.Join(dir, "locked.sst")
+	if err := os.WriteFile(locked, []byte("x"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := os.Open(locked); err == nil {
+		f.Close()
+		t.Log("running with permission to read a mode-000 file (root): permission case skipped")
+	} else {
+		_, err := rocksfilter.OpenSST(locked)
+		wantStatus(t, "unreadable file", err, rocksfilter.StatusIOError, rocksfilter.ErrIOError)
+		if !errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("OpenSST(mode 000 file) = %v, want it to match fs.ErrPermission only", err)
+		}
+	}
 }
 
 // TestLoadBorrowedKeepsBlockAlive drops every Go reference to a borrowed

@@ -7,6 +7,7 @@ package rocksfilter
 import "C"
 
 import (
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -89,7 +90,10 @@ func newSST(ptr *C.rocksfilter_sst, mem *cBuf) *SST {
 // file must not be modified or truncated while the SST or a filter from
 // its FullFilter is open. Errors match [ErrIOError], [ErrCorruption] (the
 // message says what and at which offset) or [ErrNotSupported] (e.g.
-// PlainTable files).
+// PlainTable files). When the file cannot be opened, the [ErrIOError]
+// error also wraps the *[io/fs.PathError] saying why, so that
+// errors.Is(err, [io/fs.ErrNotExist]) holds for a missing file (and
+// [io/fs.ErrPermission] for an unreadable one).
 func OpenSST(path string) (*SST, error) {
 	if strings.IndexByte(path, 0) >= 0 {
 		return nil, &Error{Status: StatusInvalidArgument, Op: "OpenSST", Msg: "invalid argument: path contains a NUL byte"}
@@ -100,9 +104,32 @@ func OpenSST(path string) (*SST, error) {
 	var msg *C.char
 	st := C.rocksfilter_sst_open(cpath, &out, &msg)
 	if err := statusError("OpenSST", st, msg); err != nil {
+		if e := err.(*Error); e.Status == StatusIOError {
+			e.wrapped = openCause(path)
+		}
 		return nil, err
 	}
 	return newSST(out, nil), nil
+}
+
+// openCause returns why path cannot be opened for reading, as the
+// *fs.PathError of os.Stat or os.Open, or nil if it can be (the C
+// library's I/O error then came later, reading or mapping the file). It
+// opens regular files only: opening a FIFO or device could block.
+func openCause(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return nil
 }
 
 // OpenSSTMemory reads an SST file held in memory. Because the C library
