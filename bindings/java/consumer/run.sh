@@ -45,7 +45,11 @@ fi
 # ---- the jar ----
 echo "run.sh: jar $(basename "$jar"): $(stat -c %s "$jar") bytes"
 listing="$(jar tf "$jar")"
-manifest="$(unzip -p "$jar" META-INF/MANIFEST.MF | tr -d '\r')"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/jar"
+(cd "$tmp/jar" && jar xf "$jar" META-INF/MANIFEST.MF native/linux-x86_64/librocksfilter.so)
+manifest="$(tr -d '\r' <"$tmp/jar/META-INF/MANIFEST.MF")"
 for entry in native/linux-x86_64/librocksfilter.so META-INF/versions/22/module-info.class \
              META-INF/versions/22/io/github/rocksfilter/Native.class io/github/rocksfilter/JdkCheck.class; do
   check "jar holds $entry" "$listing" has "$listing" "$entry"
@@ -53,9 +57,6 @@ done
 for line in "Multi-Release: true" "Enable-Native-Access: ALL-UNNAMED" "Main-Class: io.github.rocksfilter.RocksFilter"; do
   check "manifest: $line" "$manifest" line_in "$manifest" "$line"
 done
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-unzip -q -d "$tmp/jar" "$jar" native/linux-x86_64/librocksfilter.so
 bundled="$tmp/jar/native/linux-x86_64/librocksfilter.so"
 echo "run.sh: bundled librocksfilter.so: $(stat -c %s "$bundled") bytes (cargo's: $(stat -c %s "$root/target/release/librocksfilter.so"))"
 sections="$(readelf -S -W "$bundled")"
