@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Builds the native library if needed and runs the Java binding's tests (JUnit 5 via Maven Surefire).
+# Builds the native library if needed, runs the Java binding's tests (JUnit 5 via Maven Surefire),
+# installs the jar (which bundles the stripped native library) into the local Maven repository,
+# then builds and runs the consumer application against it (consumer/run.sh: no flags, no
+# warning, the JDK 17 messages).
 # Usage: bindings/java/run-tests.sh [extra mvn args]
 set -euo pipefail
 
@@ -26,4 +29,5 @@ fi
 [ -f "$lib" ] || { echo "run-tests.sh: $lib missing (cargo build --release failed?)" >&2; exit 1; }
 
 cd "$here"
-mvn -B -ntp -Drocksfilter.native="$lib" "$@" test
+mvn -B -ntp -Drocksfilter.native="$lib" "$@" install
+"$here/consumer/run.sh" --no-install

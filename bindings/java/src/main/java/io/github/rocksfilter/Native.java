@@ -1,6 +1,5 @@
 package io.github.rocksfilter;
 
-import java.io.File;
 import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -11,10 +10,11 @@ import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BOOLEAN;
@@ -34,21 +34,53 @@ final class Native {
     private Native() {
     }
 
-    /** System property naming the library file to load (checked first). */
-    static final String LIBRARY_PATH_PROPERTY = "rocksfilter.library.path";
+    /** System property naming the library file (or its directory) to load (checked first). */
+    static final String LIBRARY_PATH_PROPERTY = NativeLoader.LIBRARY_PATH_PROPERTY;
 
-    static final SymbolLookup LIB = loadLibrary();
     private static final Linker LINKER = Linker.nativeLinker();
+
+    /**
+     * Why the bindings cannot be used, or {@code null}. Written only during this class's
+     * initialisation (which happens-before any use of it), never afterwards.
+     */
+    private static UnsatisfiedLinkError failure;
+    /** Where the library came from (see {@link NativeLoader}), or {@code null} if it did not load. */
+    private static final String SOURCE;
+    /** The loaded library, or {@code null} if it did not load (then every handle throws {@link #failure}). */
+    private static final SymbolLookup LIB;
+    /** Symbols the loaded library lacks (each handle for one throws {@link #failure}). */
+    private static final List<String> MISSING = new ArrayList<>();
+    private static final MethodHandle FAIL;
+
+    static {
+        try {
+            FAIL = MethodHandles.lookup().findStatic(Native.class, "fail", MethodType.methodType(Object.class));
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+        // Loading never fails this class's initialisation: a failure would surface as an
+        // ExceptionInInitializerError and then as a bare NoClassDefFoundError. Instead each
+        // downcall handle throws a fresh UnsatisfiedLinkError carrying the full explanation.
+        SymbolLookup lib = null;
+        String source = null;
+        if (LINKER.canonicalLayouts().get("size_t").byteSize() != 8) {
+            failure = new UnsatisfiedLinkError("rocksfilter Java bindings need a 64-bit platform (size_t of 8 bytes)");
+        } else {
+            try {
+                NativeLoader.Loaded loaded = NativeLoader.load();
+                lib = loaded.lookup();
+                source = loaded.source();
+            } catch (UnsatisfiedLinkError e) {
+                failure = e;
+            }
+        }
+        LIB = lib;
+        SOURCE = source;
+    }
 
     /** size_t on the supported 64-bit platforms. */
     static final ValueLayout.OfLong SIZE_T = JAVA_LONG;
     static final AddressLayout C_STRING = ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(Long.MAX_VALUE, ValueLayout.JAVA_BYTE));
-
-    static {
-        if (Linker.nativeLinker().canonicalLayouts().get("size_t").byteSize() != 8) {
-            throw new UnsatisfiedLinkError("rocksfilter Java bindings need a 64-bit platform (size_t of 8 bytes)");
-        }
-    }
 
     // ---- struct layouts ----
 
@@ -171,19 +203,54 @@ final class Native {
 
     static final int SST_SKIP_CHECKSUMS = 1;
 
+    static {
+        // Runs after every handle above was created (static initialisers run in textual order).
+        if (!MISSING.isEmpty()) {
+            failure = new UnsatisfiedLinkError("rocksfilter: the native library loaded from " + SOURCE
+                    + " lacks " + String.join(", ", MISSING) + ": it is older than these bindings ("
+                    + RocksFilter.BINDING_VERSION + "). Remove or update it, or point -D" + LIBRARY_PATH_PROPERTY
+                    + " at a current build.");
+        }
+    }
+
+    /** Throws the loading failure, if any (see {@link RocksFilter#loadNativeLibrary()}). */
+    static void ensureLoaded() {
+        if (failure != null) {
+            fail();
+        }
+    }
+
+    /** Where the loaded library came from. */
+    static String source() {
+        ensureLoaded();
+        return SOURCE;
+    }
+
+    /** The target of every handle while the library is unusable: a fresh error, the cause kept. */
+    private static Object fail() {
+        UnsatisfiedLinkError e = new UnsatisfiedLinkError(failure.getMessage());
+        e.initCause(failure.getCause());
+        throw e;
+    }
+
     // ---- helpers ----
 
-    private static MethodHandle downcall(String name, FunctionDescriptor fd) {
-        return LINKER.downcallHandle(symbol(name), fd);
+    private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+        Optional<MemorySegment> sym = LIB == null ? Optional.empty() : LIB.find(name);
+        if (sym.isEmpty()) {
+            if (LIB != null) {
+                MISSING.add(name);
+            }
+            // Same type as the real handle, so invokeExact call sites work; it throws instead.
+            MethodType type = fd.toMethodType();
+            return MethodHandles.dropArguments(FAIL.asType(MethodType.methodType(type.returnType())), 0,
+                    type.parameterList());
+        }
+        return LINKER.downcallHandle(sym.get(), fd, options);
     }
 
     private static MethodHandle critical(String name, FunctionDescriptor fd) {
-        return LINKER.downcallHandle(symbol(name), fd, Linker.Option.critical(true));
-    }
-
-    private static MemorySegment symbol(String name) {
-        return LIB.find(name).orElseThrow(() -> new UnsatisfiedLinkError(
-                "rocksfilter: symbol " + name + " not found in the loaded native library (library too old?)"));
+        return downcall(name, fd, Linker.Option.critical(true));
     }
 
     /** Turns any throwable from invokeExact into an unchecked one (downcalls throw nothing checked). */
@@ -242,59 +309,5 @@ final class Native {
             return null;
         }
         return p.reinterpret(Long.MAX_VALUE).getString(0);
-    }
-
-    // ---- library loading ----
-
-    private static SymbolLookup loadLibrary() {
-        Arena arena = Arena.global();
-        List<String> tried = new ArrayList<>();
-        String explicit = System.getProperty(LIBRARY_PATH_PROPERTY);
-        if (explicit != null && !explicit.isBlank()) {
-            Path p = Path.of(explicit).toAbsolutePath();
-            if (!Files.isRegularFile(p)) {
-                throw new UnsatisfiedLinkError("rocksfilter: -D" + LIBRARY_PATH_PROPERTY + "=" + explicit
-                        + " does not name an existing file (resolved to " + p + ")");
-            }
-            try {
-                return SymbolLookup.libraryLookup(p, arena);
-            } catch (IllegalArgumentException e) {
-                throw linkError("rocksfilter: could not load " + p + " (from -D" + LIBRARY_PATH_PROPERTY + "): "
-                        + e.getMessage(), e);
-            }
-        }
-        tried.add("-D" + LIBRARY_PATH_PROPERTY + " (not set)");
-        String fileName = System.mapLibraryName("rocksfilter");
-        String libPath = System.getProperty("java.library.path", "");
-        for (String dir : libPath.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path p = Path.of(dir, fileName).toAbsolutePath();
-            if (!Files.isRegularFile(p)) {
-                tried.add(p + " (absent)");
-                continue;
-            }
-            try {
-                return SymbolLookup.libraryLookup(p, arena);
-            } catch (IllegalArgumentException e) {
-                tried.add(p + " (failed to load: " + e.getMessage() + ")");
-            }
-        }
-        // Last resort: the dynamic linker's own search (LD_LIBRARY_PATH, ld.so.cache, system dirs).
-        try {
-            return SymbolLookup.libraryLookup(fileName, arena);
-        } catch (IllegalArgumentException e) {
-            tried.add(fileName + " via the system dynamic linker (LD_LIBRARY_PATH, system dirs): not found");
-        }
-        throw new UnsatisfiedLinkError("rocksfilter: native library " + fileName + " not found. Set -D"
-                + LIBRARY_PATH_PROPERTY + "=/path/to/" + fileName + " or add its directory to java.library.path. Looked at:\n  "
-                + String.join("\n  ", tried));
-    }
-
-    private static UnsatisfiedLinkError linkError(String msg, Throwable cause) {
-        UnsatisfiedLinkError e = new UnsatisfiedLinkError(msg);
-        e.initCause(cause);
-        return e;
     }
 }

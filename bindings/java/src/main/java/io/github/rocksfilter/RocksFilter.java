@@ -55,28 +55,38 @@ public final class RocksFilter {
 
     /**
      * Loads the native library now (it is otherwise loaded on first use), so that an application
-     * can fail fast at start-up with a plain {@link UnsatisfiedLinkError} saying where it looked.
-     * Without this call a missing library surfaces at first use as an
-     * {@link ExceptionInInitializerError} (later {@link NoClassDefFoundError}) caused by it.
+     * can fail fast at start-up. Without this call a missing library surfaces at the first use of
+     * the bindings as the same {@link UnsatisfiedLinkError} (thrown again by every later use).
      *
-     * @throws UnsatisfiedLinkError if the library cannot be found or lacks a needed symbol
+     * @throws UnsatisfiedLinkError if the library cannot be found or lacks a needed symbol; its
+     *                              message lists every place looked at and what to do
      */
     public static void loadNativeLibrary() {
+        Native.ensureLoaded();
+    }
+
+    /**
+     * Which native library is in use and where it came from, e.g.
+     * {@code "bundled linux-x86_64 copy (jar:file:/.../rocksfilter.jar!/native/linux-x86_64/librocksfilter.so, extracted to /tmp/librocksfilter-123.so)"}
+     * or {@code "-Drocksfilter.library.path=/opt/lib (/opt/lib/librocksfilter.so)"}.
+     *
+     * @throws UnsatisfiedLinkError as {@link #loadNativeLibrary()}
+     */
+    public static String nativeLibrary() {
+        return Native.source();
+    }
+
+    /**
+     * Prints the bindings' and the native library's versions and where the library came from
+     * ({@code java -jar rocksfilter.jar}); exits with status 1 and the reason if it cannot be loaded.
+     */
+    public static void main(String[] args) {
         try {
-            version();
-        } catch (LinkageError e) {
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t instanceof UnsatisfiedLinkError u) {
-                    throw u;
-                }
-            }
-            Throwable root = e;
-            while (root.getCause() != null) {
-                root = root.getCause();
-            }
-            UnsatisfiedLinkError u = new UnsatisfiedLinkError(String.valueOf(root.getMessage()));
-            u.initCause(e);
-            throw u;
+            System.out.println("rocksfilter " + BINDING_VERSION + " (Java bindings), native library " + version()
+                    + " from " + nativeLibrary());
+        } catch (UnsatisfiedLinkError e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
         }
     }
 

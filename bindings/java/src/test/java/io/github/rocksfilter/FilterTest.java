@@ -219,6 +219,10 @@ class FilterTest {
             assertEquals(Status.INVALID_ARGUMENT, e.status(), "bpk " + bpk);
             assertNotNull(e.nativeMessage(), "native message for bpk " + bpk);
             assertTrue(e.getMessage().startsWith("INVALID_ARGUMENT: "), e.getMessage());
+            // The status is named once: the library's "invalid argument: " wording is not repeated.
+            assertTrue(e.nativeMessage().startsWith("invalid argument: "), e.nativeMessage());
+            assertEquals("INVALID_ARGUMENT: " + e.nativeMessage().substring("invalid argument: ".length()),
+                    e.getMessage());
         }
         // Sanitised, not rejected.
         assertDoesNotThrow(() -> new FilterBuilder(Policy.BLOOM, 0.5).close());
@@ -235,6 +239,8 @@ class FilterTest {
             RocksFilterException e = assertThrows(RocksFilterException.class, () -> Filter.load(bad));
             assertEquals(Status.CORRUPTION, e.status());
             assertNotNull(e.nativeMessage());
+            assertTrue(e.getMessage().startsWith("CORRUPTION: ") && !e.getMessage().startsWith("CORRUPTION: corruption"),
+                    e.getMessage());
             System.out.println("corrupt block of " + bad.length + " bytes: " + e.getMessage());
             try (Arena arena = Arena.ofConfined()) {
                 RocksFilterException e2 = assertThrows(RocksFilterException.class,

@@ -1,15 +1,23 @@
 package io.github.rocksfilter;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** How the native library is found, checked in child JVMs (a JVM loads it once). */
@@ -19,14 +27,26 @@ class NativeLoadingTest {
     record Result(int exit, String out) {
     }
 
-    static Result run(String... props) throws Exception {
+    /** Runs {@link LoaderProbe} in a child JVM with {@code jvmArgs}, then {@code probeArgs} after "--". */
+    static Result run(String... args) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.addAll(List.of(props));
+        List<String> probeArgs = new ArrayList<>();
+        boolean afterDashes = false;
+        for (String a : args) {
+            if (a.equals("--")) {
+                afterDashes = true;
+            } else if (afterDashes) {
+                probeArgs.add(a);
+            } else {
+                cmd.add(a);
+            }
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(LoaderProbe.class.getName());
+        cmd.addAll(probeArgs);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().remove("LD_LIBRARY_PATH");
         Process p = pb.start();
@@ -39,6 +59,7 @@ class NativeLoadingTest {
     void loadNativeLibraryInThisJvm() {
         RocksFilter.loadNativeLibrary();
         assertEquals(RocksFilter.BINDING_VERSION, RocksFilter.version());
+        assertTrue(RocksFilter.nativeLibrary().contains(LIB.toString()), RocksFilter.nativeLibrary());
     }
 
     @Test
@@ -46,27 +67,104 @@ class NativeLoadingTest {
         Result r = run("-D" + Native.LIBRARY_PATH_PROPERTY + "=" + LIB, "-Djava.library.path=/nonexistent");
         assertEquals(0, r.exit(), r.out());
         assertTrue(r.out().contains("version=" + RocksFilter.BINDING_VERSION), r.out());
+        assertTrue(r.out().contains("source=-D" + Native.LIBRARY_PATH_PROPERTY + "=" + LIB), r.out());
+    }
+
+    @Test
+    void explicitPropertyMayNameTheDirectory() throws Exception {
+        Result r = run("-D" + Native.LIBRARY_PATH_PROPERTY + "=" + LIB.getParent(), "-Djava.library.path=/nonexistent");
+        assertEquals(0, r.exit(), r.out());
+        assertTrue(r.out().contains("(" + LIB + ")"), r.out());
     }
 
     @Test
     void javaLibraryPathIsSearched() throws Exception {
         Result r = run("-Djava.library.path=/nonexistent" + File.pathSeparator + LIB.getParent());
         assertEquals(0, r.exit(), r.out());
-        assertTrue(r.out().contains("version="), r.out());
+        assertTrue(r.out().contains("source=java.library.path (" + LIB + ")"), r.out());
+    }
+
+    /** With no flag at all, the copy bundled as a resource is extracted, loaded and its file deleted. */
+    @Test
+    void bundledCopyIsUsedWithoutFlags(@TempDir Path tmp) throws Exception {
+        assertNotNull(NativeLoader.class.getResource(NativeLoader.resourceName("linux-x86_64")),
+                "the build bundles the native library as a resource");
+        Result r = run("-Djava.library.path=/nonexistent", "-Djava.io.tmpdir=" + tmp);
+        assertEquals(0, r.exit(), r.out());
+        assertTrue(r.out().contains("source=bundled " + NativeLoader.platform() + " copy ("), r.out());
+        assertTrue(r.out().contains("extracted to " + tmp + File.separator + "librocksfilter-"), r.out());
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertEquals(List.of(), left.toList(), "the extracted file is deleted");
+        }
+        // -Drocksfilter.tmpdir overrides java.io.tmpdir (for a noexec /tmp).
+        Path own = Files.createDirectory(tmp.resolve("own"));
+        Result o = run("-Djava.library.path=/nonexistent", "-D" + NativeLoader.TMPDIR_PROPERTY + "=" + own);
+        assertEquals(0, o.exit(), o.out());
+        assertTrue(o.out().contains("extracted to " + own + File.separator), o.out());
+    }
+
+    @Test
+    void extractedFileIsPrivate(@TempDir Path tmp) throws Exception {
+        byte[] data = "not really a library".getBytes(StandardCharsets.UTF_8);
+        Path p = NativeLoader.extract(new ByteArrayInputStream(data), tmp);
+        assertEquals(tmp, p.getParent());
+        assertTrue(p.getFileName().toString().startsWith("librocksfilter-"), p.toString());
+        assertArrayEquals(data, Files.readAllBytes(p));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(p)));
+    }
+
+    @Test
+    void platformName() {
+        assertEquals("linux-x86_64", NativeLoader.platform(), "this machine: " + System.getProperty("os.name")
+                + " " + System.getProperty("os.arch"));
     }
 
     @Test
     void missingLibraryListsWhereItLooked() throws Exception {
-        Result r = run("-Djava.library.path=/nonexistent-a" + File.pathSeparator + "/nonexistent-b");
+        Result r = run("-Djava.library.path=/nonexistent-a" + File.pathSeparator + "/nonexistent-b",
+                "-D" + NativeLoader.BUNDLED_PROPERTY + "=false");
         assertEquals(3, r.exit(), r.out());
         assertTrue(r.out().contains("UnsatisfiedLinkError"), r.out());
-        assertTrue(r.out().contains("/nonexistent-a/librocksfilter.so (absent)"), r.out());
-        assertTrue(r.out().contains("/nonexistent-b/librocksfilter.so (absent)"), r.out());
-        assertTrue(r.out().contains("rocksfilter.library.path"), r.out());
+        assertTrue(r.out().contains("-Drocksfilter.library.path: not set"), r.out());
+        assertTrue(r.out().contains("java.library.path: /nonexistent-a/librocksfilter.so (absent)"), r.out());
+        assertTrue(r.out().contains("java.library.path: /nonexistent-b/librocksfilter.so (absent)"), r.out());
+        assertTrue(r.out().contains("bundled copy: skipped (-Drocksfilter.bundled=false)"), r.out());
+        assertTrue(r.out().contains("system dynamic linker"), r.out());
+        assertTrue(r.out().contains("run with -Drocksfilter.library.path=/path/to/librocksfilter.so"), r.out());
         System.out.println("missing-library message:\n" + r.out().strip());
 
         Result bad = run("-D" + Native.LIBRARY_PATH_PROPERTY + "=/nonexistent/librocksfilter.so");
         assertEquals(3, bad.exit(), bad.out());
-        assertTrue(bad.out().contains("does not name an existing file"), bad.out());
+        assertTrue(bad.out().contains("does not name an existing file (looked for /nonexistent/librocksfilter.so)"),
+                bad.out());
+
+        Result emptyDir = run("-D" + Native.LIBRARY_PATH_PROPERTY + "=/");
+        assertEquals(3, emptyDir.exit(), emptyDir.out());
+        assertTrue(emptyDir.out().contains("(looked for /librocksfilter.so)"), emptyDir.out());
+    }
+
+    /** Without loadNativeLibrary(), every use throws the explanation: never a bare NoClassDefFoundError. */
+    @Test
+    void everyUseThrowsTheExplanation() throws Exception {
+        Result r = run("-Djava.library.path=/nonexistent", "-D" + NativeLoader.BUNDLED_PROPERTY + "=false", "--", "use");
+        assertEquals(0, r.exit(), r.out());
+        assertFalse(r.out().contains("NoClassDefFoundError"), r.out());
+        assertFalse(r.out().contains("ExceptionInInitializerError"), r.out());
+        for (String use : List.of("use0", "use1")) {
+            assertTrue(r.out().contains(use + "=java.lang.UnsatisfiedLinkError: rocksfilter: could not load the native library"),
+                    r.out());
+        }
+    }
+
+    /** A library without the needed symbols (here the JDK's own libzip) is named, with what it lacks. */
+    @Test
+    void libraryLackingSymbolsIsNamed() throws Exception {
+        Path other = Path.of(System.getProperty("java.home"), "lib", System.mapLibraryName("zip"));
+        assertTrue(Files.isRegularFile(other), other.toString());
+        Result r = run("-D" + Native.LIBRARY_PATH_PROPERTY + "=" + other);
+        assertEquals(3, r.exit(), r.out());
+        assertTrue(r.out().contains("the native library loaded from -Drocksfilter.library.path=" + other), r.out());
+        assertTrue(r.out().contains("lacks rocksfilter_builder_new, rocksfilter_builder_add_key"), r.out());
+        assertTrue(r.out().contains("older than these bindings"), r.out());
     }
 }

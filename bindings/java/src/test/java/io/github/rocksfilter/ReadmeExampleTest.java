@@ -14,7 +14,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Runs the README's example and checks the README shows exactly this code. */
+/** Runs the README's example and checks both READMEs (this binding's and the repository's) show exactly this code. */
 class ReadmeExampleTest {
 
     static void example(PrintStream out) {
@@ -50,8 +50,10 @@ class ReadmeExampleTest {
         int to = indexOfTrimmed(src, "// END README EXAMPLE");
         String code = src.subList(from, to).stream().map(l -> l.length() >= 8 ? l.substring(8) : l.strip())
                 .collect(Collectors.joining("\n"));
-        String readme = Files.readString(Path.of("README.md"));
-        assertTrue(readme.contains(code), "README.md must contain the example exactly as in ReadmeExampleTest:\n" + code);
+        for (Path readme : List.of(Path.of("README.md"), Path.of("../../README.md"))) {
+            assertTrue(Files.readString(readme).contains(code),
+                    readme + " must contain the example exactly as in ReadmeExampleTest:\n" + code);
+        }
         assertTrue(to - from <= 12, "about ten lines: " + (to - from));
     }
 

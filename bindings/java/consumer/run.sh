@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Installs the rocksfilter jar into the local Maven repository, builds this consumer application
+# against it and runs it the ways bindings/java/README.md documents: no -D flag, no
+# LD_LIBRARY_PATH, no restricted-method warning. Also checks the JDK 17 messages (run time and
+# build time) and the jar's contents.
+# Usage: bindings/java/consumer/run.sh [--no-install]   (--no-install: the jar is already installed)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+java_dir="$(cd "$here/.." && pwd)"
+root="$(cd "$java_dir/../.." && pwd)"
+
+export JAVA_HOME="${ROCKSFILTER_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+export PATH="$JAVA_HOME/bin:$PATH"
+old_java_home="${ROCKSFILTER_OLD_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
+for j in "$JAVA_HOME" "$old_java_home"; do
+  "$j/bin/java" -version >/dev/null 2>&1 || { echo "run.sh: no JDK at $j (set ROCKSFILTER_JAVA_HOME / ROCKSFILTER_OLD_JAVA_HOME)" >&2; exit 1; }
+done
+command -v mvn >/dev/null || { echo "run.sh: mvn (Maven 3.8+) not found" >&2; exit 1; }
+old_maven_opts="${MAVEN_OPTS:-}"
+old_maven_opts="${old_maven_opts//--sun-misc-unsafe-memory-access=allow/}"
+# Maven 3.8's bundled Guava warns about sun.misc.Unsafe on JDK 24+; silence it (not for JDK 17).
+export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+unset LD_LIBRARY_PATH
+
+passed=0
+failed=0
+check() { # check NAME DETAILS-IF-FAILED COMMAND...: counts COMMAND's success
+  local name="$1" details="$2"; shift 2
+  if "$@"; then passed=$((passed + 1)); echo "ok   $name"
+  else failed=$((failed + 1)); echo "FAIL $name"; printf '%s\n' "$details" | sed 's/^/     /'; fi
+}
+has() { grep -qF -- "$2" <<<"$1"; }
+lacks() { ! grep -qE -- "$2" <<<"$1"; }
+line_in() { grep -qxF -- "$2" <<<"$1"; }
+matches() { grep -qE -- "$2" <<<"$1"; }
+
+jar="$java_dir/target/rocksfilter-0.1.0-SNAPSHOT.jar"
+if [ "${1:-}" != --no-install ]; then
+  echo "run.sh: mvn install (bindings/java, tests skipped)"
+  (cd "$java_dir" && mvn -B -ntp -q -Dstyle.color=never -DskipTests install)
+fi
+[ -f "$jar" ] || { echo "run.sh: $jar missing (mvn install in bindings/java failed?)" >&2; exit 1; }
+
+# ---- the jar ----
+echo "run.sh: jar $(basename "$jar"): $(stat -c %s "$jar") bytes"
+listing="$(jar tf "$jar")"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/jar"
+(cd "$tmp/jar" && jar xf "$jar" META-INF/MANIFEST.MF native/linux-x86_64/librocksfilter.so)
+manifest="$(tr -d '\r' <"$tmp/jar/META-INF/MANIFEST.MF")"
+for entry in native/linux-x86_64/librocksfilter.so META-INF/versions/22/module-info.class \
+             META-INF/versions/22/io/github/rocksfilter/Native.class io/github/rocksfilter/JdkCheck.class; do
+  check "jar holds $entry" "$listing" has "$listing" "$entry"
+done
+for line in "Multi-Release: true" "Enable-Native-Access: ALL-UNNAMED" "Main-Class: io.github.rocksfilter.RocksFilter"; do
+  check "manifest: $line" "$manifest" line_in "$manifest" "$line"
+done
+bundled="$tmp/jar/native/linux-x86_64/librocksfilter.so"
+echo "run.sh: bundled librocksfilter.so: $(stat -c %s "$bundled") bytes (cargo's: $(stat -c %s "$root/target/release/librocksfilter.so"))"
+sections="$(readelf -S -W "$bundled")"
+check "bundled library is stripped (no .debug_*/.symtab)" "$sections" lacks "$sections" '\.debug_|\.symtab'
+
+# ---- the consumer, built against the installed artifact ----
+cd "$here"
+echo "run.sh: mvn package (consumer)"
+mvn -B -ntp -q -Dstyle.color=never package
+
+expect_line='^STANDARD128_RIBBON of [0-9]+ bytes: 10000/10000 keys found, [0-9]+/10000 absent keys matched$'
+# Each command exactly as bindings/java/README.md shows it (checked below), run from this directory.
+commands=(
+  "java -jar target/rocksfilter-consumer.jar"
+  "java --enable-native-access=io.github.rocksfilter -p target/lib/rocksfilter.jar --add-modules io.github.rocksfilter -cp target/classes example.consumer.Main"
+)
+readme="$(cat "$java_dir/README.md")"
+for cmd in "${commands[@]}"; do
+  check "README shows: $cmd" "not found as a line of bindings/java/README.md" line_in "$readme" "$cmd"
+  set +e
+  bash -c "$cmd" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  set -e
+  out="$(cat "$tmp/out")"; err="$(cat "$tmp/err")"
+  echo "\$ $cmd"; sed 's/^/  /' "$tmp/out" "$tmp/err"
+  check "exit status 0" "exit $rc; $err" test "$rc" = 0
+  check "prints the filter check" "$out" matches "$out" "$expect_line"
+  check "its first line is the one bindings/java/README.md shows" "$out" line_in "$readme" "$(head -n 1 <<<"$out")"
+  check "uses the bundled library" "$out" has "$out" "native library: bundled linux-x86_64 copy (jar:file:"
+  check "nothing on stderr (no restricted-method warning)" "$err" test -z "$err"
+done
+
+# ---- java -jar rocksfilter.jar: its own Enable-Native-Access line, no flag, no warning ----
+out="$(java -jar "$jar" 2>"$tmp/err")"; err="$(cat "$tmp/err")"
+echo "\$ java -jar $(basename "$jar")"; echo "  $out"
+check "java -jar rocksfilter.jar names the versions and the bundled library" "$out" \
+  has "$out" "rocksfilter 0.1.0 (Java bindings), native library 0.1.0 from bundled linux-x86_64 copy"
+check "java -jar rocksfilter.jar: nothing on stderr" "$err" test -z "$err"
+
+# ---- JDK 17: a clear message at run time and at build time ----
+old_java="$old_java_home/bin/java"
+set +e
+"$old_java" -jar target/rocksfilter-consumer.jar >"$tmp/out" 2>&1; rc=$?
+set -e
+old_out="$(cat "$tmp/out")"
+echo "\$ $old_java -jar target/rocksfilter-consumer.jar"; sed 's/^/  /' "$tmp/out"
+check "JDK 17: the consumer fails" "exit $rc" test "$rc" != 0
+check "JDK 17: the consumer says 'rocksfilter needs JDK 22 or newer (found 17)'" "$old_out" \
+  has "$old_out" "java.lang.UnsupportedOperationException: rocksfilter needs JDK 22 or newer (found 17)"
+check "JDK 17: no UnsupportedClassVersionError" "$old_out" lacks "$old_out" "UnsupportedClassVersionError"
+
+set +e
+"$old_java" -jar "$jar" >"$tmp/out" 2>&1; rc=$?
+set -e
+old_out="$(cat "$tmp/out")"
+echo "\$ $old_java -jar $(basename "$jar")"; sed 's/^/  /' "$tmp/out"
+check "JDK 17: java -jar rocksfilter.jar exits 1" "exit $rc" test "$rc" = 1
+check "JDK 17: java -jar rocksfilter.jar says 'needs JDK 22 or newer (found 17)'" "$old_out" \
+  has "$old_out" "rocksfilter needs JDK 22 or newer (found 17)"
+
+set +e
+(cd "$java_dir" && MAVEN_OPTS="$old_maven_opts" JAVA_HOME="$old_java_home" mvn -B -ntp -q -Dstyle.color=never validate) >"$tmp/out" 2>&1; rc=$?
+set -e
+old_out="$(cat "$tmp/out")"
+check "JDK 17: mvn in bindings/java fails" "exit $rc" test "$rc" != 0
+check "JDK 17: mvn in bindings/java says 'rocksfilter needs JDK 22 or newer (found 17) to build'" "$old_out" \
+  has "$old_out" "rocksfilter needs JDK 22 or newer (found 17) to build"
+grep -F "needs JDK 22" <<<"$old_out" | sed 's/^/  /'
+
+echo "consumer: $passed passed, $failed failed"
+[ "$failed" = 0 ]

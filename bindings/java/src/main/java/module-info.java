@@ -1,0 +1,9 @@
+/**
+ * rocksfilter: build, load and query RocksDB filter blocks, and read the filters of RocksDB SST
+ * files, through the native library's C ABI (Foreign Function &amp; Memory API).
+ *
+ * <p>Run with {@code --enable-native-access=io.github.rocksfilter} on the module path.
+ */
+module io.github.rocksfilter {
+    exports io.github.rocksfilter;
+}
