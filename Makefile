@@ -127,6 +127,12 @@ cpp-test: build
 	@command -v $(CXX) >/dev/null || { echo "cpp-test: no C++ compiler ($(CXX)); install g++"; exit 1; }
 	@mkdir -p target/cpp-test
 	$(CXX) -std=c++20 -Wall -Wextra -Werror -Wpedantic -fsyntax-only -Iinclude examples/cpp/example.cpp
+	@# C code can forward-declare the tagged structs before including the header.
+	printf '%s\n' 'struct rocksfilter_filter_info; struct rocksfilter_sst_properties;' \
+	  'unsigned k(const struct rocksfilter_filter_info *i, const struct rocksfilter_sst_properties *p);' \
+	  '#include <rocksfilter.h>' \
+	  'unsigned k(const struct rocksfilter_filter_info *i, const struct rocksfilter_sst_properties *p) { return i->kind + p->format_version; }' \
+	  | $(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -x c -fsyntax-only -
 	$(CXX) $(CPP_TEST_FLAGS) -Iinclude examples/cpp/test_hpp.cpp -o target/cpp-test/test_hpp \
 	  target/release/librocksfilter.a -lrocksdb $(NATIVE_STATIC_LIBS)
 	target/cpp-test/test_hpp
