@@ -125,6 +125,8 @@ CXX ?= c++
 CPP_TEST_FLAGS = -std=c++17 -O1 -g -Wall -Wextra -Werror -Wpedantic -fsanitize=address,undefined -fno-sanitize-recover=all
 cpp-test: build
 	@command -v $(CXX) >/dev/null || { echo "cpp-test: no C++ compiler ($(CXX)); install g++"; exit 1; }
+	@echo '#include <rocksdb/c.h>' | $(CXX) -E -x c++ - >/dev/null 2>&1 \
+	  || { echo "cpp-test: rocksdb/c.h not found; install librocksdb-dev (RocksDB writes the test's SST files)"; exit 1; }
 	@mkdir -p target/cpp-test
 	$(CXX) -std=c++20 -Wall -Wextra -Werror -Wpedantic -fsyntax-only -Iinclude examples/cpp/example.cpp
 	@# C code can forward-declare the tagged structs before including the header.
