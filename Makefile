@@ -4,12 +4,35 @@ CARGO ?= cargo
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/rocksfilter
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 MAJOR := $(word 1,$(subst ., ,$(VERSION)))
 MINOR := $(word 2,$(subst ., ,$(VERSION)))
 SOVERSION := $(if $(filter 0,$(MAJOR)),0.$(MINOR),$(MAJOR))
+SHARED_FILE := librocksfilter.so.$(VERSION)
+SONAME := librocksfilter.so.$(SOVERSION)
+# What a program linking librocksfilter.a also needs: the list that
+# `cargo rustc --release --lib --crate-type staticlib -- --print native-static-libs`
+# prints (the Rust standard library's; no dependency adds any). install-test
+# checks it against rustc and links with nothing else (-nodefaultlibs).
+NATIVE_STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+empty :=
+space := $(empty) $(empty)
+NATIVE_STATIC_LIBS_CMAKE := $(subst $(space),;,$(patsubst -l%,%,$(NATIVE_STATIC_LIBS)))
 
-.PHONY: install example-test go-module
+# Every file `make install` writes (under $(DESTDIR)); `make uninstall`
+# removes exactly these, and install-test checks the list is complete.
+INSTALLED_FILES = $(BINDIR)/rocksfilter \
+  $(INCLUDEDIR)/rocksfilter.h $(INCLUDEDIR)/rocksfilter.hpp \
+  $(LIBDIR)/$(SHARED_FILE) $(LIBDIR)/$(SONAME) $(LIBDIR)/librocksfilter.so $(LIBDIR)/librocksfilter.a \
+  $(PKGCONFIGDIR)/rocksfilter.pc $(PKGCONFIGDIR)/rocksfilter-static.pc \
+  $(CMAKEDIR)/rocksfilterConfig.cmake $(CMAKEDIR)/rocksfilterConfigVersion.cmake \
+  $(CMAKEDIR)/rocksfilterTargets.cmake
+
+.PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module
 .PHONY: build test rust-test header-check c-test sst-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
@@ -37,32 +60,88 @@ sst-test: build
 	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) $(CARGO) test --release --locked --test sst_fixtures -- --ignored --nocapture
 	sst_fixtures/check_inspect.py $(SST_FIXTURES) target/release/rocksfilter
 
-test: header-check rust-test c-test sst-test example-test
+test: header-check rust-test c-test sst-test example-test cpp-test
 
-# Installs the shared library (versioned SONAME), the static library, the
-# header and a pkg-config file under $(PREFIX) (DESTDIR is honoured).
+# Installs the shared library (versioned SONAME), the static library, the C
+# and C++ headers, the CLI, pkg-config files (rocksfilter, rocksfilter-static)
+# and a relocatable CMake package (find_package(rocksfilter CONFIG)) under
+# $(PREFIX); DESTDIR is honoured. `make uninstall` with the same variables
+# removes exactly these files.
 install: build
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include
-	install -m 644 include/rocksfilter.h $(DESTDIR)$(PREFIX)/include/rocksfilter.h
-	install -m 755 target/release/librocksfilter.so $(DESTDIR)$(LIBDIR)/librocksfilter.so.$(VERSION)
-	ln -sf librocksfilter.so.$(VERSION) $(DESTDIR)$(LIBDIR)/librocksfilter.so.$(SOVERSION)
-	ln -sf librocksfilter.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/librocksfilter.so
+	@test -f target/release/librocksfilter.so -a -f target/release/librocksfilter.a -a -f target/release/rocksfilter \
+	  || { echo "install: target/release is missing the libraries or the CLI: run 'cargo build --release --locked'"; exit 1; }
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
+	install -m 755 target/release/rocksfilter $(DESTDIR)$(BINDIR)/rocksfilter
+	install -m 644 include/rocksfilter.h include/rocksfilter.hpp $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 target/release/librocksfilter.so $(DESTDIR)$(LIBDIR)/$(SHARED_FILE)
+	ln -sf $(SHARED_FILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librocksfilter.so
 	install -m 644 target/release/librocksfilter.a $(DESTDIR)$(LIBDIR)/librocksfilter.a
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	  scripts/rocksfilter.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/rocksfilter.pc
+	@set -e; \
+	subst="-e s|@PREFIX@|$(PREFIX)|g -e s|@LIBDIR@|$(LIBDIR)|g -e s|@INCLUDEDIR@|$(INCLUDEDIR)|g \
+	  -e s|@VERSION@|$(VERSION)|g -e s|@MAJOR@|$(MAJOR)|g -e s|@MINOR@|$(MINOR)|g \
+	  -e s|@SHARED_FILE@|$(SHARED_FILE)|g -e s|@SONAME@|$(SONAME)|g"; \
+	rel() { realpath -m -s --relative-to="$$1" "$$2"; }; \
+	ptr=$$(rustc --print cfg | sed -n 's/^target_pointer_width="\(.*\)"/\1/p'); \
+	for pc in rocksfilter rocksfilter-static; do \
+	  sed $$subst -e 's|@NATIVE_STATIC_LIBS@|$(NATIVE_STATIC_LIBS)|g' scripts/$$pc.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$$pc.pc; \
+	  echo "wrote $(DESTDIR)$(PKGCONFIGDIR)/$$pc.pc"; \
+	done; \
+	for f in rocksfilterConfig rocksfilterConfigVersion rocksfilterTargets; do \
+	  sed $$subst -e "s|@CMAKEDIR_TO_PREFIX@|$$(rel $(CMAKEDIR) $(PREFIX))|g" \
+	    -e "s|@PREFIX_TO_LIBDIR@|$$(rel $(PREFIX) $(LIBDIR))|g" \
+	    -e "s|@PREFIX_TO_INCLUDEDIR@|$$(rel $(PREFIX) $(INCLUDEDIR))|g" \
+	    -e "s|@SIZEOF_VOID_P@|$$(( $${ptr:-64} / 8 ))|g" \
+	    -e 's|@NATIVE_STATIC_LIBS_CMAKE@|$(NATIVE_STATIC_LIBS_CMAKE)|g' \
+	    cmake/$$f.cmake.in > $(DESTDIR)$(CMAKEDIR)/$$f.cmake; \
+	  echo "wrote $(DESTDIR)$(CMAKEDIR)/$$f.cmake"; \
+	done
 	@echo "installed rocksfilter $(VERSION) under $(DESTDIR)$(PREFIX)"
 
-# Installs into a temporary prefix, then builds and runs examples/c through
-# pkg-config, as a user of the installed library would.
-example-test: build
+# Removes what `make install` installed (same PREFIX/LIBDIR/... and DESTDIR),
+# and the CMake package directory if that leaves it empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
+	@rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
+	@echo "uninstalled rocksfilter $(VERSION) from $(DESTDIR)$(PREFIX)"
+
+# The installed file list, one a line (used by install-test).
+install-files:
+	@printf '%s\n' $(INSTALLED_FILES)
+
+# The library exports only rocksfilter_* symbols; then, against a temporary
+# install: examples/c through pkg-config (shared with an rpath, static),
+# examples/cpp through find_package(rocksfilter) (shared and static targets),
+# a relocated copy of the prefix, and uninstall. See scripts/install-test.sh.
+example-test install-test: build readme-check
 	@extra=$$(nm -D --defined-only target/release/librocksfilter.so | awk '{print $$3}' | grep -v '^rocksfilter_' || true); \
 	  if [ -n "$$extra" ]; then echo "librocksfilter.so exports non-rocksfilter_ symbols: $$extra"; exit 1; fi; \
 	  echo "symbols: librocksfilter.so exports only rocksfilter_* ($$(nm -D --defined-only target/release/librocksfilter.so | grep -c ' rocksfilter_') symbols), SONAME $$(readelf -d target/release/librocksfilter.so | sed -n 's/.*soname: \[\(.*\)\]/\1/p')"
-	@set -e; tmp=$$(mktemp -d); \
-	$(MAKE) --no-print-directory install PREFIX=$$tmp; \
-	PKG_CONFIG_PATH=$$tmp/lib/pkgconfig $(MAKE) --no-print-directory -C examples/c clean run LD_LIBRARY_PATH=$$tmp/lib; \
-	PKG_CONFIG_PATH=$$tmp/lib/pkgconfig $(MAKE) --no-print-directory -C examples/c clean run-static; \
-	rm -rf $$tmp
+	scripts/install-test.sh
+
+# include/rocksfilter.hpp under AddressSanitizer and UBSan (with RocksDB's C
+# API writing the SST files it reads), and compiled as C++17 and C++20.
+CXX ?= c++
+CPP_TEST_FLAGS = -std=c++17 -O1 -g -Wall -Wextra -Werror -Wpedantic -fsanitize=address,undefined -fno-sanitize-recover=all
+cpp-test: build
+	@command -v $(CXX) >/dev/null || { echo "cpp-test: no C++ compiler ($(CXX)); install g++"; exit 1; }
+	@echo '#include <rocksdb/c.h>' | $(CXX) -E -x c++ - >/dev/null 2>&1 \
+	  || { echo "cpp-test: rocksdb/c.h not found; install librocksdb-dev (RocksDB writes the test's SST files)"; exit 1; }
+	@mkdir -p target/cpp-test
+	$(CXX) -std=c++20 -Wall -Wextra -Werror -Wpedantic -fsyntax-only -Iinclude examples/cpp/example.cpp
+	@# C code can forward-declare the tagged structs before including the header.
+	printf '%s\n' 'struct rocksfilter_filter_info; struct rocksfilter_sst_properties;' \
+	  'unsigned k(const struct rocksfilter_filter_info *i, const struct rocksfilter_sst_properties *p);' \
+	  '#include <rocksfilter.h>' \
+	  'unsigned k(const struct rocksfilter_filter_info *i, const struct rocksfilter_sst_properties *p) { return i->kind + p->format_version; }' \
+	  | $(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -x c -fsyntax-only -
+	$(CXX) $(CPP_TEST_FLAGS) -Iinclude examples/cpp/test_hpp.cpp -o target/cpp-test/test_hpp \
+	  target/release/librocksfilter.a -lrocksdb $(NATIVE_STATIC_LIBS)
+	target/cpp-test/test_hpp
+
+# Every README block marked `<!-- file: PATH -->` is exactly that file.
+readme-check:
+	scripts/check-readme-examples.py README.md
 
 # A self-contained Go module (same module path as bindings/go, with the
 # header and a stripped static library inside) written to DEST; see

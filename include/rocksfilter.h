@@ -171,7 +171,7 @@ typedef struct rocksfilter_sst rocksfilter_sst;
 /**
  * Geometry of a loaded filter, filled by `rocksfilter_filter_get_info`.
  */
-typedef struct {
+typedef struct rocksfilter_filter_info {
   /**
    * A `rocksfilter_kind` value.
    */
@@ -217,7 +217,7 @@ typedef struct {
  * Strings are owned by the rocksfilter_sst and valid until it is freed;
  * NULL when absent. Numbers are 0 when absent.
  */
-typedef struct {
+typedef struct rocksfilter_sst_properties {
   /**
    * The footer's format_version (2 to 7).
    */
@@ -287,7 +287,7 @@ extern "C" {
  */
 rocksfilter_status rocksfilter_builder_new(rocksfilter_policy policy,
                                            double bits_per_key,
-                                           rocksfilter_builder **out,
+                                           struct rocksfilter_builder **out,
                                            char **errptr);
 
 /**
@@ -297,7 +297,7 @@ rocksfilter_status rocksfilter_builder_new(rocksfilter_policy policy,
  * non-zero length is recorded and makes the next finish fail with
  * ROCKSFILTER_INVALID_ARGUMENT (a key is never silently dropped).
  */
-void rocksfilter_builder_add_key(rocksfilter_builder *b, const uint8_t *key, size_t len);
+void rocksfilter_builder_add_key(struct rocksfilter_builder *b, const uint8_t *key, size_t len);
 
 /**
  * Adds a key and an alternate form of it (typically its prefix, for prefix
@@ -313,7 +313,7 @@ void rocksfilter_builder_add_key(rocksfilter_builder *b, const uint8_t *key, siz
  * each new prefix. (With whole-key filtering off, RocksDB 7.x also adds the
  * empty key once, after the first key that has a prefix.)
  */
-void rocksfilter_builder_add_key_and_alt(rocksfilter_builder *b,
+void rocksfilter_builder_add_key_and_alt(struct rocksfilter_builder *b,
                                          const uint8_t *key,
                                          size_t key_len,
                                          const uint8_t *alt,
@@ -326,13 +326,13 @@ void rocksfilter_builder_add_key_and_alt(rocksfilter_builder *b,
  * there the call is recorded and the next finish fails with
  * ROCKSFILTER_INVALID_ARGUMENT. No-op on a NULL builder.
  */
-void rocksfilter_builder_add_hash(rocksfilter_builder *b, uint64_t hash);
+void rocksfilter_builder_add_hash(struct rocksfilter_builder *b, uint64_t hash);
 
 /**
  * Number of entries added since the last finish, after collapsing
  * duplicates (RocksDB's EstimateEntriesAdded). 0 for a NULL builder.
  */
-size_t rocksfilter_builder_num_entries(const rocksfilter_builder *b);
+size_t rocksfilter_builder_num_entries(const struct rocksfilter_builder *b);
 
 /**
  * Writes the filter block for the added keys, byte for byte as RocksDB
@@ -344,7 +344,7 @@ size_t rocksfilter_builder_num_entries(const rocksfilter_builder *b);
  * (always-false) filter. On failure both are set to NULL/0 and the builder
  * is emptied too.
  */
-rocksfilter_status rocksfilter_builder_finish(rocksfilter_builder *b,
+rocksfilter_status rocksfilter_builder_finish(struct rocksfilter_builder *b,
                                               uint8_t **out_data,
                                               size_t *out_len,
                                               char **errptr);
@@ -352,7 +352,7 @@ rocksfilter_status rocksfilter_builder_finish(rocksfilter_builder *b,
 /**
  * Frees a builder. NULL is ignored.
  */
-void rocksfilter_builder_free(rocksfilter_builder *b);
+void rocksfilter_builder_free(struct rocksfilter_builder *b);
 
 /**
  * Frees a buffer returned by this library (`len` is accepted for symmetry
@@ -377,7 +377,7 @@ void rocksfilter_string_free(char *s);
  */
 rocksfilter_status rocksfilter_filter_load(const uint8_t *data,
                                            size_t len,
-                                           rocksfilter_filter **out,
+                                           struct rocksfilter_filter **out,
                                            char **errptr);
 
 /**
@@ -386,7 +386,7 @@ rocksfilter_status rocksfilter_filter_load(const uint8_t *data,
  */
 rocksfilter_status rocksfilter_filter_load_borrowed(const uint8_t *data,
                                                     size_t len,
-                                                    rocksfilter_filter **out,
+                                                    struct rocksfilter_filter **out,
                                                     char **errptr);
 
 /**
@@ -395,7 +395,9 @@ rocksfilter_status rocksfilter_filter_load_borrowed(const uint8_t *data,
  * and no query reads outside the block. Returns true for a NULL filter or a
  * NULL key with non-zero length. Thread-safe.
  */
-bool rocksfilter_filter_may_match(const rocksfilter_filter *f, const uint8_t *key, size_t len);
+bool rocksfilter_filter_may_match(const struct rocksfilter_filter *f,
+                                  const uint8_t *key,
+                                  size_t len);
 
 /**
  * Query by a precomputed rocksfilter_hash64() of the key. On a legacy
@@ -403,7 +405,7 @@ bool rocksfilter_filter_may_match(const rocksfilter_filter *f, const uint8_t *ke
  * answers true (never a false negative; use rocksfilter_filter_may_match()
  * there). Returns true for a NULL filter. Thread-safe.
  */
-bool rocksfilter_filter_may_match_hash(const rocksfilter_filter *f, uint64_t hash);
+bool rocksfilter_filter_may_match_hash(const struct rocksfilter_filter *f, uint64_t hash);
 
 /**
  * Batch query: results[i] answers keys[i] (lens[i] bytes), for i < n.
@@ -413,7 +415,7 @@ bool rocksfilter_filter_may_match_hash(const rocksfilter_filter *f, uint64_t has
  * a NULL keys[i] with non-zero lens[i] (or lens[i] above PTRDIFF_MAX). No-op when results is NULL or n is
  * larger than any array of pointers can be.
  */
-void rocksfilter_filter_may_match_batch(const rocksfilter_filter *f,
+void rocksfilter_filter_may_match_batch(const struct rocksfilter_filter *f,
                                         const uint8_t *const *keys,
                                         const size_t *lens,
                                         size_t n,
@@ -426,7 +428,7 @@ void rocksfilter_filter_may_match_batch(const rocksfilter_filter *f,
  * give ROCKSFILTER_INVALID_ARGUMENT (results untouched, message in *errptr),
  * as do NULL filter, offsets or results when n > 0.
  */
-rocksfilter_status rocksfilter_filter_may_match_packed(const rocksfilter_filter *f,
+rocksfilter_status rocksfilter_filter_may_match_packed(const struct rocksfilter_filter *f,
                                                        const uint8_t *buf,
                                                        size_t buf_len,
                                                        const size_t *offsets,
@@ -437,14 +439,14 @@ rocksfilter_status rocksfilter_filter_may_match_packed(const rocksfilter_filter 
 /**
  * The kind of block loaded. ROCKSFILTER_KIND_ALWAYS_TRUE for NULL.
  */
-rocksfilter_kind rocksfilter_filter_kind(const rocksfilter_filter *f);
+rocksfilter_kind rocksfilter_filter_kind(const struct rocksfilter_filter *f);
 
 /**
  * Fills `*out` with the filter's geometry. ROCKSFILTER_INVALID_ARGUMENT on
  * NULL arguments.
  */
-rocksfilter_status rocksfilter_filter_get_info(const rocksfilter_filter *f,
-                                               rocksfilter_filter_info *out);
+rocksfilter_status rocksfilter_filter_get_info(const struct rocksfilter_filter *f,
+                                               struct rocksfilter_filter_info *out);
 
 /**
  * Points `*data` at the filter's block bytes (its 5-byte metadata included) and stores
@@ -452,7 +454,7 @@ rocksfilter_status rocksfilter_filter_get_info(const rocksfilter_filter *f,
  * borrowed filters, the caller's buffer) and valid until it is freed.
  * ROCKSFILTER_INVALID_ARGUMENT on NULL arguments.
  */
-rocksfilter_status rocksfilter_filter_data(const rocksfilter_filter *f,
+rocksfilter_status rocksfilter_filter_data(const struct rocksfilter_filter *f,
                                            const uint8_t **data,
                                            size_t *len);
 
@@ -460,12 +462,12 @@ rocksfilter_status rocksfilter_filter_data(const rocksfilter_filter *f,
  * RocksDB's estimate of the false-positive rate of this filter if it holds
  * `num_keys` keys (0.0 for ALWAYS_FALSE, 1.0 for ALWAYS_TRUE or NULL).
  */
-double rocksfilter_filter_estimated_fp_rate(const rocksfilter_filter *f, size_t num_keys);
+double rocksfilter_filter_estimated_fp_rate(const struct rocksfilter_filter *f, size_t num_keys);
 
 /**
  * Frees a filter. No query may be running on it. NULL is ignored.
  */
-void rocksfilter_filter_free(rocksfilter_filter *f);
+void rocksfilter_filter_free(struct rocksfilter_filter *f);
 
 /**
  * RocksDB's filter hash (Hash64 / GetSliceHash64: the XXH3 preview frozen
@@ -495,14 +497,16 @@ const char *rocksfilter_version(void);
  * failure NULL, with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and
  * at which offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
  */
-rocksfilter_status rocksfilter_sst_open(const char *path, rocksfilter_sst **out, char **errptr);
+rocksfilter_status rocksfilter_sst_open(const char *path,
+                                        struct rocksfilter_sst **out,
+                                        char **errptr);
 
 /**
  * As rocksfilter_sst_open() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
  */
 rocksfilter_status rocksfilter_sst_open_opts(const char *path,
                                              uint32_t flags,
-                                             rocksfilter_sst **out,
+                                             struct rocksfilter_sst **out,
                                              char **errptr);
 
 /**
@@ -512,7 +516,7 @@ rocksfilter_status rocksfilter_sst_open_opts(const char *path,
  */
 rocksfilter_status rocksfilter_sst_open_memory(const uint8_t *data,
                                                size_t len,
-                                               rocksfilter_sst **out,
+                                               struct rocksfilter_sst **out,
                                                char **errptr);
 
 /**
@@ -521,7 +525,7 @@ rocksfilter_status rocksfilter_sst_open_memory(const uint8_t *data,
 rocksfilter_status rocksfilter_sst_open_memory_opts(const uint8_t *data,
                                                     size_t len,
                                                     uint32_t flags,
-                                                    rocksfilter_sst **out,
+                                                    struct rocksfilter_sst **out,
                                                     char **errptr);
 
 /**
@@ -530,7 +534,7 @@ rocksfilter_status rocksfilter_sst_open_memory_opts(const uint8_t *data,
  * written without whole-key filtering. Files without a readable filter, a
  * NULL handle, or a NULL key with non-zero length answer true. Thread-safe.
  */
-bool rocksfilter_sst_may_match(const rocksfilter_sst *s, const uint8_t *key, size_t len);
+bool rocksfilter_sst_may_match(const struct rocksfilter_sst *s, const uint8_t *key, size_t len);
 
 /**
  * Can the file hold a key with this prefix (exactly as the file's prefix
@@ -540,7 +544,7 @@ bool rocksfilter_sst_may_match(const rocksfilter_sst *s, const uint8_t *key, siz
  * extractor (e.g. wrong length for rocksdb.FixedPrefix.N) or on NULLs.
  * On error `*out` is left untouched.
  */
-rocksfilter_status rocksfilter_sst_prefix_may_match(const rocksfilter_sst *s,
+rocksfilter_status rocksfilter_sst_prefix_may_match(const struct rocksfilter_sst *s,
                                                     const uint8_t *prefix,
                                                     size_t len,
                                                     bool *out,
@@ -554,21 +558,21 @@ rocksfilter_status rocksfilter_sst_prefix_may_match(const rocksfilter_sst *s,
  * ROCKSFILTER_NOT_FOUND when the file's filter is partitioned or absent;
  * ROCKSFILTER_NOT_SUPPORTED when it is of a kind this library cannot read.
  */
-rocksfilter_status rocksfilter_sst_full_filter(const rocksfilter_sst *s,
-                                               rocksfilter_filter **out,
+rocksfilter_status rocksfilter_sst_full_filter(const struct rocksfilter_sst *s,
+                                               struct rocksfilter_filter **out,
                                                char **errptr);
 
 /**
  * A ROCKSFILTER_SST_FILTER_* value (UNSUPPORTED for NULL).
  */
-uint32_t rocksfilter_sst_filter_type(const rocksfilter_sst *s);
+uint32_t rocksfilter_sst_filter_type(const struct rocksfilter_sst *s);
 
 /**
  * Fills `*out` with the file's format and properties (strings owned by the
  * handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs.
  */
-rocksfilter_status rocksfilter_sst_get_properties(const rocksfilter_sst *s,
-                                                  rocksfilter_sst_properties *out);
+rocksfilter_status rocksfilter_sst_get_properties(const struct rocksfilter_sst *s,
+                                                  struct rocksfilter_sst_properties *out);
 
 /**
  * The raw bytes of the table property `name` (NUL-terminated), e.g.
@@ -576,12 +580,14 @@ rocksfilter_status rocksfilter_sst_get_properties(const rocksfilter_sst *s,
  * Returns a pointer owned by the handle and stores the length in `*len`;
  * NULL when absent or on NULL arguments.
  */
-const uint8_t *rocksfilter_sst_property(const rocksfilter_sst *s, const char *name, size_t *len);
+const uint8_t *rocksfilter_sst_property(const struct rocksfilter_sst *s,
+                                        const char *name,
+                                        size_t *len);
 
 /**
  * Frees the handle. NULL is ignored.
  */
-void rocksfilter_sst_free(rocksfilter_sst *s);
+void rocksfilter_sst_free(struct rocksfilter_sst *s);
 
 #ifdef __cplusplus
 }  // extern "C"
