@@ -120,7 +120,10 @@ typedef enum {
 
 /**
  * rocksfilter_sst_filter_type(): a filter this library cannot read (custom
- * policy or the obsolete block-based filter); every key may match.
+ * policy or the obsolete block-based filter) or that RocksDB would not use
+ * either (a damaged filter block or partition index, unreadable
+ * properties, an index out of order, names RocksDB releases read
+ * differently); every key may match. rocksfilter_sst_full_filter() says why.
  */
 #define ROCKSFILTER_SST_FILTER_UNSUPPORTED 3
 
@@ -496,6 +499,17 @@ const char *rocksfilter_version(void);
  * success `*out` receives a handle freed with rocksfilter_sst_free(); on
  * failure NULL, with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and
  * at which offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
+ *
+ * Files are read by RocksDB's rules: a file RocksDB refuses (bad footer
+ * or metaindex) is refused; a filter RocksDB would not use (damaged,
+ * unreadable properties, ...) is not used, and every key may match; a
+ * damaged filter partition answers "may match". Opening costs time and
+ * memory linear in the file's metadata, with limits RocksDB does not have:
+ * at most 4 MiB plus 8 times the index block's size of decompressed
+ * partition separators (past that the filter is not used), at most 1 MiB
+ * plus 4 times the block's size of properties kept for
+ * rocksfilter_sst_property(); a query consults at most 64 partitions
+ * (past that it answers "may match").
  */
 rocksfilter_status rocksfilter_sst_open(const char *path,
                                         struct rocksfilter_sst **out,

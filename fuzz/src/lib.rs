@@ -4,6 +4,10 @@
 
 use rocksfilter::{hash64, Filter, Kind};
 
+/// The crafted-SST writer the tests use (checksums recomputed after edits).
+#[path = "../../tests/support/craft.rs"]
+pub mod craft;
+
 /// Keys to query a loaded filter with: a few fixed ones (empty key included)
 /// plus slices of the input itself.
 pub fn probe_keys(data: &[u8]) -> Vec<&[u8]> {

@@ -216,6 +216,17 @@ impl<'a> Partitions<'a> {
         }
     }
 
+    /// How many partitions a prefix query consults (0 when there are more
+    /// than [`MAX_PARTITIONS_PER_QUERY`] and it answers "may match" at once;
+    /// every partition for an unknown comparator). For tests of the bound.
+    #[doc(hidden)]
+    pub fn consulted_for_prefix(&self, prefix: &[u8]) -> usize {
+        match self.order {
+            Order::Bytewise => self.candidates(|s| s < prefix, |s| s.starts_with(prefix)).map_or(self.len(), |r| r.len()),
+            _ => self.len(),
+        }
+    }
+
     /// May a key with this prefix be in the file? Keys with a prefix are
     /// contiguous in bytewise and in reverse-bytewise order, so the
     /// candidates are the partitions from the first that can hold one up to
@@ -814,6 +825,12 @@ impl<'a> Partitions<'a> {
                     ));
                 }
                 let start = p.arena.len();
+                // Grow by doubling, but never past the budget (a doubling
+                // past it would transiently hold 1.5x more).
+                if p.arena.capacity() < start + key.len() {
+                    let want = (2 * p.arena.capacity()).max(4096).max(start + key.len()).min(budget);
+                    p.arena.reserve_exact(want - start);
+                }
                 p.arena.extend_from_slice(key);
                 KeyLoc { start, len: key.len() as u32, in_arena: true }
             };

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# scripts/prereqs.sh [--go] [--java]
+#
+# Checks everything `make test` needs before anything is built, so a fresh
+# machine fails in the first second with what to do, not minutes in.
+# Debian packages that are missing are installed when run as root (as CI
+# does); otherwise the script prints the one command to run and exits 1.
+# Tools no Debian package provides (Rust, Go, a JDK 22+) are reported with
+# where to get them. Exit 0 when everything is there.
+#
+#   --go     also check the Go binding's needs (go 1.21+)
+#   --java   also check the Java binding's (JDK 22+, Maven, JDK 17 for the
+#            "needs JDK 22" check)
+set -euo pipefail
+
+want_go=0
+want_java=0
+for a in "$@"; do
+  case "$a" in
+    --go) want_go=1 ;;
+    --java) want_java=1 ;;
+    *) echo "prereqs.sh: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+
+missing_pkgs=()
+problems=()
+have() { command -v "$1" >/dev/null 2>&1; }
+need_pkg() { missing_pkgs+=("$1"); }
+
+# --- Debian packages (installable here)
+have cc || need_pkg gcc
+have g++ || need_pkg g++
+have make || need_pkg make
+have cmake || need_pkg cmake
+have pkg-config || need_pkg pkg-config
+have strip && have readelf && have nm || need_pkg binutils
+have python3 || need_pkg python3
+# sst_fixtures/generate.sh makes a virtualenv for rocksdict when needed.
+if have python3 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  need_pkg python3-venv
+fi
+# RocksDB 7.8.3, the reference the tests compare against.
+rocksdb_lib=0
+for f in /usr/lib/*/librocksdb.so /usr/lib/librocksdb.so; do [ -e "$f" ] && rocksdb_lib=1; done
+if [ ! -f /usr/include/rocksdb/c.h ] || [ $rocksdb_lib = 0 ]; then
+  need_pkg librocksdb-dev
+fi
+
+# --- toolchains no Debian package here provides in the version needed
+have cargo || problems+=("cargo (Rust) not found: install Rust (rustup)")
+if [ $want_go = 1 ]; then
+  if ! have go; then
+    problems+=("go not found: install Go 1.21 or later")
+  fi
+fi
+if [ $want_java = 1 ]; then
+  jh="${ROCKSFILTER_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+  if ! "$jh/bin/java" -version >/dev/null 2>&1; then
+    problems+=("no JDK 22+ at $jh: install one and set ROCKSFILTER_JAVA_HOME to it")
+  fi
+  have mvn || need_pkg maven
+  old="${ROCKSFILTER_OLD_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
+  [ -x "$old/bin/java" ] || need_pkg openjdk-17-jdk-headless
+fi
+
+if [ ${#missing_pkgs[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && have apt-get; then
+    echo "prereqs: installing ${missing_pkgs[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${missing_pkgs[@]}" >/dev/null
+  else
+    echo "prereqs: missing packages; run: sudo apt-get install -y ${missing_pkgs[*]}" >&2
+    exit 1
+  fi
+fi
+if [ ${#problems[@]} -gt 0 ]; then
+  printf 'prereqs: %s\n' "${problems[@]}" >&2
+  exit 1
+fi
+echo "prereqs: everything needed is installed (librocksdb $(sed -n 's/^#define ROCKSDB_MAJOR \(.*\)/\1/p' /usr/include/rocksdb/version.h).$(sed -n 's/^#define ROCKSDB_MINOR \(.*\)/\1/p' /usr/include/rocksdb/version.h).$(sed -n 's/^#define ROCKSDB_PATCH \(.*\)/\1/p' /usr/include/rocksdb/version.h))"
