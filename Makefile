@@ -51,6 +51,7 @@ header-check: build
 
 rust-test:
 	$(CARGO) test --release --locked
+	$(CARGO) test --release --locked --test resources -- --nocapture
 
 c-test: build
 	$(MAKE) -C c_tests test

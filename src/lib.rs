@@ -50,3 +50,8 @@ mod send_sync {
         assert_send_sync::<crate::FilterBuilder>();
     }
 }
+
+/// The README's Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

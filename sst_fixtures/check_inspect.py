@@ -26,6 +26,9 @@ for line in open(f"{outdir}/manifest.jsonl"):
             problems.append(f"format_version {r['format_version']} != {row['format_version']}")
         if r["checksum"] != row["checksum"]:
             problems.append(f"checksum {r['checksum']} != {row['checksum']}")
+        # Nothing is verified in a file written without checksums.
+        if r["checksums_verified"] != (row["checksum"] != "none"):
+            problems.append(f"checksums_verified {r['checksums_verified']} with checksum {row['checksum']}")
         want = "none" if row["filter"] == "none" else ("partitioned" if row["partitioned"] else "full")
         if r["filter"] != want:
             problems.append(f"filter {r['filter']} != {want}")

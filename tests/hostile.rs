@@ -204,6 +204,14 @@ fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
         c.set_meta(&name, h.encode());
         add("filter block marked compressed", full, &c);
         let mut c = full.crafted.clone();
+        c.meta_compression = 7;
+        add("metaindex marked compressed", full, &c);
+        let mut c = full.crafted.clone();
+        let props = c.properties();
+        let h = c.add_block_typed(&craft::kv_block(&props, 1, true), 1);
+        c.set_meta(b"rocksdb.properties", h.encode());
+        add("properties block marked compressed", full, &c);
+        let mut c = full.crafted.clone();
         let (name, _) = c.filter_entry().unwrap();
         c.set_meta(&name, Handle { offset: 1 << 40, size: 100 }.encode());
         add("filter handle past the end of the file", full, &c);
@@ -235,6 +243,14 @@ fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
         let h = c.add_damaged_block(&craft::index_block(&entries, delta));
         c.set_meta(&name, h.encode());
         add("partition index with a bad checksum", b, &c);
+        // The partition index marked compressed (RocksDB would try to
+        // decompress it).
+        let mut c = b.crafted.clone();
+        let delta = c.delta_encoded();
+        let (name, _) = c.filter_entry().unwrap();
+        let h = c.add_block_typed(&craft::index_block(&entries, delta), 1);
+        c.set_meta(&name, h.encode());
+        add("partition index marked compressed", b, &c);
         // Every entry pointing at the same partition.
         let mut c = b.crafted.clone();
         let same: Vec<(Vec<u8>, Handle)> = entries.iter().map(|(k, _)| (k.clone(), entries[0].1)).collect();

@@ -312,23 +312,30 @@ pub fn verify_block(file: &[u8], footer: &Footer, handle: BlockHandle, what: &st
 }
 
 /// Reads the block at `handle` (checking its trailer's checksum when
-/// `verify`), returning its contents without the trailer. Compressed blocks
-/// are refused: RocksDB writes metaindex, properties and filter blocks
-/// uncompressed.
+/// `verify`), returning its contents without the trailer, and the trailer's
+/// compression type. RocksDB reads metaindex, properties and filter blocks
+/// with `maybe_compressed = false` (`BlockTypeMaybeCompressed`,
+/// `ReadMetaIndexBlockInFile`, `ReadTablePropertiesHelper`): their contents
+/// are taken as they are, whatever the compression byte says, and so they
+/// are here; callers reading a block RocksDB may decompress check the type.
 pub fn read_block<'f>(file: &'f [u8], footer: &Footer, handle: BlockHandle, what: &str, verify: bool) -> Result<&'f [u8]> {
+    read_block_typed(file, footer, handle, what, verify).map(|(b, _)| b)
+}
+
+/// As [`read_block`], with the compression type byte.
+pub fn read_block_typed<'f>(
+    file: &'f [u8],
+    footer: &Footer,
+    handle: BlockHandle,
+    what: &str,
+    verify: bool,
+) -> Result<(&'f [u8], u8)> {
     let end = block_end(footer, handle, what)?;
     if verify {
         verify_block(file, footer, handle, what, None)?;
     }
     let data_end = end - BLOCK_TRAILER_LEN;
-    match file[data_end] {
-        0 => Ok(&file[handle.offset as usize..data_end]),
-        t => Err(Error::not_supported(format!(
-            "{what} block at offset {} is compressed with {} (type {t}); RocksDB does not compress this kind of block, so the file is unusual or damaged",
-            handle.offset,
-            compression_name(t)
-        ))),
-    }
+    Ok((&file[handle.offset as usize..data_end], file[data_end]))
 }
 
 pub fn compression_name(t: u8) -> &'static str {

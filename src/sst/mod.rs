@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use block::BlockIter;
 pub use format::{ChecksumType, BLOCK_BASED_MAGIC};
-use format::{read_block, BlockHandle, Footer};
+use format::{read_block, read_block_typed, BlockHandle, Footer};
 pub use properties::{Properties, RAW_PROPERTIES_BUDGET};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -764,8 +764,17 @@ impl<'a> Partitions<'a> {
     ) -> std::result::Result<Partitions<'a>, String> {
         let file = backing.bytes();
         let what = "filter partition index";
-        let index = read_block(file, footer, handle, what, verify)
+        let (index, compression) = read_block_typed(file, footer, handle, what, verify)
             .map_err(|e| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message()))?;
+        if compression != 0 {
+            // RocksDB may compress this block (kFilterPartitionIndex is not
+            // among the types read raw); this library does not decompress.
+            return Err(format!(
+                "{what} at offset {} is compressed with {} (type {compression}), which this library does not decompress",
+                handle.offset,
+                format::compression_name(compression)
+            ));
+        }
         let internal = !properties.index_key_is_user_key.unwrap_or(false);
         let delta = properties.index_value_is_delta_encoded.unwrap_or(false);
         let reverse = order == Order::ReverseBytewise;

@@ -200,6 +200,8 @@ pub struct Crafted {
     pub meta: Vec<Entry>,
     /// Restart interval of the metaindex written (RocksDB writes 1).
     pub meta_interval: usize,
+    /// Compression byte of the metaindex's trailer (RocksDB writes 0).
+    pub meta_compression: u8,
     /// Blocks appended after the prefix, before the metaindex.
     appended: Vec<u8>,
 }
@@ -232,6 +234,7 @@ impl Crafted {
             index,
             meta,
             meta_interval: 1,
+            meta_compression: 0,
             appended: Vec::new(),
         })
     }
@@ -341,7 +344,7 @@ impl Crafted {
     pub fn finish(&self) -> Vec<u8> {
         let mut c = self.clone();
         let meta = kv_block(&c.meta, c.meta_interval, true);
-        let mh = c.add_block(&meta);
+        let mh = c.add_block_typed(&meta, c.meta_compression);
         c.finish_footer(mh)
     }
 
@@ -447,6 +450,7 @@ impl Crafted {
             index: (!fv6).then_some(Handle { offset: 0, size: 0 }),
             meta: Vec::new(),
             meta_interval: 1,
+            meta_compression: 0,
             appended: Vec::new(),
         };
         let mut props: Vec<Entry> = vec![
