@@ -66,6 +66,7 @@ fn ikey(user: &[u8], seq: u64, t: u8) -> Vec<u8> {
 /// Every crafted file, by class.
 fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
     let mut out = Vec::new();
+    let mut extra = Vec::new();
     let mut add = |class: &'static str, base: &Base, c: &Crafted| {
         out.push(Case { class, base: base.name, file: c.finish() })
     };
@@ -134,6 +135,15 @@ fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
         let mut c = b.crafted.clone();
         c.rename_meta(b"rocksdb.properties", b"rocksdb.stats");
         add("properties block named rocksdb.stats", b, &c);
+    }
+    // A malformed entry after the real ones (a key running past the block).
+    for b in [full, prefix_only] {
+        let entries: Vec<Entry> = b.crafted.meta.clone();
+        let mut meta = craft::kv_block(&entries, 1, true);
+        let restarts_at = meta.len() - 4 * (entries.len() + 1);
+        meta.splice(restarts_at..restarts_at, [0u8, 0x7f, 0]);
+        let file = b.crafted.finish_with_metaindex(&meta);
+        extra.push(Case { class: "metaindex with a malformed last entry", base: b.name, file });
     }
     // Metaindex entries out of order.
     for b in [full, prefix_only] {
@@ -319,6 +329,7 @@ fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
         c.set_meta(&name, h.encode());
         add("partition index separators each extending the previous one", b, &c);
     }
+    out.extend(extra);
     out
 }
 

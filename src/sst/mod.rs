@@ -631,7 +631,18 @@ impl MetaIndex {
             out_of_order: None,
         };
         let mut first = true;
-        while let Some((key, value, info)) = it.next_entry()? {
+        loop {
+            let (key, value, info) = match it.next_entry() {
+                Ok(Some(e)) => e,
+                Ok(None) => break,
+                // RocksDB looks entries up by binary search, so it may find
+                // what it needs before a malformed entry; this library does
+                // not know which lookups would succeed: none of them does.
+                Err(e) => {
+                    m.out_of_order.get_or_insert_with(|| e.message().to_string());
+                    break;
+                }
+            };
             if !first && m.out_of_order.is_none() && info.prev.bytewise(key) == std::cmp::Ordering::Greater {
                 m.out_of_order = Some(format!(
                     "metaindex block at offset {offset}: entry at block offset {} is out of order",
