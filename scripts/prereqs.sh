@@ -37,8 +37,12 @@ have pkg-config || need_pkg pkg-config
 have strip && have readelf && have nm || need_pkg binutils
 have python3 || need_pkg python3
 # sst_fixtures/generate.sh makes a virtualenv for rocksdict when needed.
-if have python3 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
-  need_pkg python3-venv
+# (Debian's python3 imports `venv` but cannot make one without python3-venv:
+# try it.)
+if have python3 && ! python3 -c 'import rocksdict' >/dev/null 2>&1; then
+  venv_probe=$(mktemp -d)
+  python3 -m venv "$venv_probe/v" >/dev/null 2>&1 || need_pkg python3-venv
+  rm -rf "$venv_probe"
 fi
 # RocksDB 7.8.3, the reference the tests compare against.
 rocksdb_lib=0
