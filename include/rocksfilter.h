@@ -8,11 +8,14 @@
  * CONVENTIONS (apply to every function below)
  *
  * Status: functions that can fail return a rocksfilter_status. They take an
- *   optional `char **errptr` (RocksDB's C API convention): pass NULL to ignore
- *   messages, or the address of a NULL `char *`; on failure it receives a
- *   message saying what was wrong and where, which the caller frees with
- *   rocksfilter_string_free(). The message starts with the status in words
- *   ("corruption: ..."). On success *errptr is not touched.
+ *   optional `char **errptr`: pass NULL to ignore messages, or the address
+ *   of a NULL `char *`; on failure it receives a message saying what was
+ *   wrong and where, which the caller frees with rocksfilter_string_free().
+ *   The message starts with the status in words ("corruption: ..."). On
+ *   success *errptr is not touched. Unlike RocksDB's C API, which frees a
+ *   message already in *errptr, a non-NULL *errptr is overwritten without
+ *   being freed: free it (and reset it to NULL) before reusing the slot.
+ *   (A few 0.1 calls have no errptr; each has an `_ex` form that does.)
  *
  * NULL: a NULL handle, out-pointer or buffer (with non-zero length) where one
  *   is required gives ROCKSFILTER_INVALID_ARGUMENT. Functions returning bool
@@ -104,6 +107,16 @@ typedef enum {
 #define ROCKSFILTER_SST_SKIP_CHECKSUMS 1
 
 /**
+ * Flag for rocksfilter_sst_open_opts(): do not verify block checksums.
+ */
+#define ROCKSFILTER_SST_SKIP_CHECKSUMS 1
+
+/**
+ * rocksfilter_sst_filter_type(): the file has no filter.
+ */
+#define ROCKSFILTER_SST_FILTER_NONE 0
+
+/**
  * rocksfilter_sst_filter_type(): the file has no filter.
  */
 #define ROCKSFILTER_SST_FILTER_NONE 0
@@ -114,9 +127,28 @@ typedef enum {
 #define ROCKSFILTER_SST_FILTER_FULL 1
 
 /**
+ * rocksfilter_sst_filter_type(): one full filter block.
+ */
+#define ROCKSFILTER_SST_FILTER_FULL 1
+
+/**
  * rocksfilter_sst_filter_type(): a partitioned filter.
  */
 #define ROCKSFILTER_SST_FILTER_PARTITIONED 2
+
+/**
+ * rocksfilter_sst_filter_type(): a partitioned filter.
+ */
+#define ROCKSFILTER_SST_FILTER_PARTITIONED 2
+
+/**
+ * rocksfilter_sst_filter_type(): a filter this library cannot read (custom
+ * policy or the obsolete block-based filter) or that RocksDB would not use
+ * either (a damaged filter block or partition index, unreadable
+ * properties, an index out of order, names RocksDB releases read
+ * differently); every key may match. rocksfilter_sst_full_filter() says why.
+ */
+#define ROCKSFILTER_SST_FILTER_UNSUPPORTED 3
 
 /**
  * rocksfilter_sst_filter_type(): a filter this library cannot read (custom
@@ -160,10 +192,28 @@ typedef enum {
 typedef struct rocksfilter_builder rocksfilter_builder;
 
 /**
+ * A filter builder. Owned by one thread at a time; free with
+ * `rocksfilter_builder_free`.
+ */
+typedef struct rocksfilter_builder rocksfilter_builder;
+
+/**
  * A loaded, immutable filter. May be queried from many threads at once;
  * free with `rocksfilter_filter_free` once no query is running.
  */
 typedef struct rocksfilter_filter rocksfilter_filter;
+
+/**
+ * A loaded, immutable filter. May be queried from many threads at once;
+ * free with `rocksfilter_filter_free` once no query is running.
+ */
+typedef struct rocksfilter_filter rocksfilter_filter;
+
+/**
+ * An opened SST file's filter. Immutable: may be queried from many threads
+ * at once. Free with rocksfilter_sst_free().
+ */
+typedef struct rocksfilter_sst rocksfilter_sst;
 
 /**
  * An opened SST file's filter. Immutable: may be queried from many threads
@@ -214,6 +264,229 @@ typedef struct rocksfilter_filter_info {
    */
   uint32_t upper_start_block;
 } rocksfilter_filter_info;
+
+/**
+ * Geometry of a loaded filter, filled by `rocksfilter_filter_get_info`.
+ */
+typedef struct rocksfilter_filter_info {
+  /**
+   * A `rocksfilter_kind` value.
+   */
+  uint32_t kind;
+  /**
+   * Whole block length in bytes, including the filter's 5-byte metadata
+   * (not the SST block trailer, which is not part of a filter block).
+   */
+  uint64_t bytes;
+  /**
+   * Bloom kinds: probes per key. 0 for other kinds.
+   */
+  uint32_t num_probes;
+  /**
+   * Legacy Bloom: number of cache lines. 0 for other kinds.
+   */
+  uint32_t num_lines;
+  /**
+   * Bloom kinds: cache-line size in bytes the block was written with.
+   */
+  uint32_t line_bytes;
+  /**
+   * Ribbon: number of 128-slot blocks. 0 for other kinds.
+   */
+  uint32_t num_blocks;
+  /**
+   * Ribbon: the hash seed (0..=255) the builder settled on.
+   */
+  uint32_t seed;
+  /**
+   * Ribbon: solution columns (result bits) per slot in blocks before
+   * `upper_start_block`; blocks from there on have one more.
+   */
+  uint32_t lower_num_columns;
+  /**
+   * Ribbon: first block with `lower_num_columns + 1` columns.
+   */
+  uint32_t upper_start_block;
+} rocksfilter_filter_info;
+
+/**
+ * Geometry of a loaded filter, filled by `rocksfilter_filter_get_info_ex`.
+ * Unlike `rocksfilter_filter_info`, this struct can grow: fields are only
+ * ever added at the end, and the caller says how many bytes it has.
+ *
+ * Before the call, set `struct_size = sizeof(rocksfilter_filter_info_ex)`
+ * (as the caller's header declares it). The library fills at most that many
+ * bytes (whole fields only) and sets `struct_size` to the number it filled,
+ * so a program compiled against an older, shorter header keeps working with
+ * a newer library, and a newer program can tell which fields an older
+ * library filled.
+ */
+typedef struct rocksfilter_filter_info_ex {
+  /**
+   * In: bytes the caller provides. Out: bytes the library filled.
+   */
+  uint32_t struct_size;
+  /**
+   * A `rocksfilter_kind` value.
+   */
+  uint32_t kind;
+  /**
+   * Whole block length in bytes, its 5-byte trailer included.
+   */
+  uint64_t bytes;
+  /**
+   * Bloom kinds: probes per key. 0 for other kinds.
+   */
+  uint32_t num_probes;
+  /**
+   * Legacy Bloom: number of cache lines. 0 for other kinds.
+   */
+  uint32_t num_lines;
+  /**
+   * Legacy Bloom: the cache-line size the block was written with;
+   * FastLocalBloom: 64. 0 for other kinds.
+   */
+  uint32_t line_bytes;
+  /**
+   * Ribbon: number of 128-slot blocks. 0 for other kinds.
+   */
+  uint32_t num_blocks;
+  /**
+   * Ribbon: the hash seed (0..=255) the builder settled on.
+   */
+  uint32_t seed;
+  /**
+   * Ribbon: solution columns per slot in blocks before
+   * `upper_start_block`; blocks from there on have one more.
+   */
+  uint32_t lower_num_columns;
+  /**
+   * Ribbon: first block with `lower_num_columns + 1` columns.
+   */
+  uint32_t upper_start_block;
+  /**
+   * Always 0 (keeps the size a multiple of 8).
+   */
+  uint32_t reserved;
+} rocksfilter_filter_info_ex;
+
+/**
+ * Geometry of a loaded filter, filled by `rocksfilter_filter_get_info_ex`.
+ * Unlike `rocksfilter_filter_info`, this struct can grow: fields are only
+ * ever added at the end, and the caller says how many bytes it has.
+ *
+ * Before the call, set `struct_size = sizeof(rocksfilter_filter_info_ex)`
+ * (as the caller's header declares it). The library fills at most that many
+ * bytes (whole fields only) and sets `struct_size` to the number it filled,
+ * so a program compiled against an older, shorter header keeps working with
+ * a newer library, and a newer program can tell which fields an older
+ * library filled.
+ */
+typedef struct rocksfilter_filter_info_ex {
+  /**
+   * In: bytes the caller provides. Out: bytes the library filled.
+   */
+  uint32_t struct_size;
+  /**
+   * A `rocksfilter_kind` value.
+   */
+  uint32_t kind;
+  /**
+   * Whole block length in bytes, its 5-byte trailer included.
+   */
+  uint64_t bytes;
+  /**
+   * Bloom kinds: probes per key. 0 for other kinds.
+   */
+  uint32_t num_probes;
+  /**
+   * Legacy Bloom: number of cache lines. 0 for other kinds.
+   */
+  uint32_t num_lines;
+  /**
+   * Legacy Bloom: the cache-line size the block was written with;
+   * FastLocalBloom: 64. 0 for other kinds.
+   */
+  uint32_t line_bytes;
+  /**
+   * Ribbon: number of 128-slot blocks. 0 for other kinds.
+   */
+  uint32_t num_blocks;
+  /**
+   * Ribbon: the hash seed (0..=255) the builder settled on.
+   */
+  uint32_t seed;
+  /**
+   * Ribbon: solution columns per slot in blocks before
+   * `upper_start_block`; blocks from there on have one more.
+   */
+  uint32_t lower_num_columns;
+  /**
+   * Ribbon: first block with `lower_num_columns + 1` columns.
+   */
+  uint32_t upper_start_block;
+  /**
+   * Always 0 (keeps the size a multiple of 8).
+   */
+  uint32_t reserved;
+} rocksfilter_filter_info_ex;
+
+/**
+ * Properties of an SST file, filled by rocksfilter_sst_get_properties().
+ * Strings are owned by the rocksfilter_sst and valid until it is freed;
+ * NULL when absent. Numbers are 0 when absent.
+ */
+typedef struct rocksfilter_sst_properties {
+  /**
+   * The footer's format_version (2 to 7).
+   */
+  uint32_t format_version;
+  /**
+   * Block checksum type: 0 none, 1 crc32c, 2 xxhash32, 3 xxhash64, 4 xxh3.
+   */
+  uint32_t checksum_type;
+  /**
+   * A ROCKSFILTER_SST_FILTER_* value.
+   */
+  uint32_t filter_type;
+  /**
+   * Number of filter partitions (1 for a full filter, 0 without filter).
+   */
+  uint32_t num_partitions;
+  /**
+   * Whether whole keys were added to the filter.
+   */
+  bool whole_key_filtering;
+  /**
+   * Whether rocksfilter_sst_prefix_may_match() can answer from the filter.
+   */
+  bool has_prefix_filter;
+  uint64_t num_entries;
+  uint64_t num_filter_entries;
+  /**
+   * Bytes of filter (all partitions), as recorded by RocksDB.
+   */
+  uint64_t filter_size;
+  uint64_t creation_time;
+  uint64_t file_creation_time;
+  /**
+   * rocksdb.filter.policy, e.g. "bloomfilter" or "ribbonfilter".
+   */
+  const char *filter_policy;
+  /**
+   * rocksdb.comparator, e.g. "leveldb.BytewiseComparator".
+   */
+  const char *comparator;
+  /**
+   * rocksdb.prefix.extractor.name, e.g. "rocksdb.FixedPrefix.4".
+   */
+  const char *prefix_extractor;
+  /**
+   * The metaindex name of the filter block, e.g.
+   * "fullfilter.rocksdb.BuiltinBloomFilter".
+   */
+  const char *filter_block_name;
+} rocksfilter_sst_properties;
 
 /**
  * Properties of an SST file, filled by rocksfilter_sst_get_properties().
@@ -414,15 +687,31 @@ bool rocksfilter_filter_may_match_hash(const struct rocksfilter_filter *f, uint6
  * Batch query: results[i] answers keys[i] (lens[i] bytes), for i < n.
  * Hashes and prefetches ahead of probing (RocksDB's MultiGet style), so it
  * is faster per key than a loop of single queries on large filters.
- * Answers true for every key when the filter, keys or lens is NULL, and for
- * a NULL keys[i] with non-zero lens[i] (or lens[i] above PTRDIFF_MAX). No-op when results is NULL or n is
- * larger than any array of pointers can be.
+ * Fails open: answers true for every key when the filter, keys or lens is
+ * NULL, and for a NULL keys[i] with non-zero lens[i] (or lens[i] above
+ * PTRDIFF_MAX). No-op when results is NULL or n is larger than any array of
+ * pointers can be. rocksfilter_filter_may_match_batch_ex() reports these
+ * misuses as a status instead.
  */
 void rocksfilter_filter_may_match_batch(const struct rocksfilter_filter *f,
                                         const uint8_t *const *keys,
                                         const size_t *lens,
                                         size_t n,
                                         bool *results);
+
+/**
+ * rocksfilter_filter_may_match_batch() that reports misuse instead of
+ * failing open: ROCKSFILTER_INVALID_ARGUMENT (results untouched, a message
+ * in `*errptr` naming the argument or the index i) for a NULL filter, keys,
+ * lens or results when n > 0, a NULL keys[i] with non-zero lens[i], or a
+ * lens[i] above PTRDIFF_MAX. Every key is checked before any is queried.
+ */
+rocksfilter_status rocksfilter_filter_may_match_batch_ex(const struct rocksfilter_filter *f,
+                                                         const uint8_t *const *keys,
+                                                         const size_t *lens,
+                                                         size_t n,
+                                                         bool *results,
+                                                         char **errptr);
 
 /**
  * Batch query over one packed buffer (for callers such as Go's cgo that
@@ -446,20 +735,40 @@ rocksfilter_kind rocksfilter_filter_kind(const struct rocksfilter_filter *f);
 
 /**
  * Fills `*out` with the filter's geometry. ROCKSFILTER_INVALID_ARGUMENT on
- * NULL arguments.
+ * NULL arguments (no message: prefer rocksfilter_filter_get_info_ex(),
+ * which takes an errptr and a struct that can grow).
  */
 rocksfilter_status rocksfilter_filter_get_info(const struct rocksfilter_filter *f,
                                                struct rocksfilter_filter_info *out);
 
 /**
- * Points `*data` at the filter's block bytes (its 5-byte metadata included) and stores
- * their length in `*len`. The bytes are owned by the filter (or, for
- * borrowed filters, the caller's buffer) and valid until it is freed.
- * ROCKSFILTER_INVALID_ARGUMENT on NULL arguments.
+ * Fills `*out` with the filter's geometry (see rocksfilter_filter_info_ex
+ * for the `struct_size` protocol). ROCKSFILTER_INVALID_ARGUMENT, with a
+ * message in `*errptr`, on NULL arguments or a `struct_size` smaller than
+ * the first two fields (8 bytes).
+ */
+rocksfilter_status rocksfilter_filter_get_info_ex(const struct rocksfilter_filter *f,
+                                                  struct rocksfilter_filter_info_ex *out,
+                                                  char **errptr);
+
+/**
+ * Points `*data` at the filter's block bytes (its 5-byte trailer included)
+ * and stores their length in `*len`. The bytes are owned by the filter (or,
+ * for borrowed filters, the caller's buffer) and valid until it is freed.
+ * ROCKSFILTER_INVALID_ARGUMENT on NULL arguments (no message: prefer
+ * rocksfilter_filter_data_ex()).
  */
 rocksfilter_status rocksfilter_filter_data(const struct rocksfilter_filter *f,
                                            const uint8_t **data,
                                            size_t *len);
+
+/**
+ * rocksfilter_filter_data() with a message in `*errptr` on failure.
+ */
+rocksfilter_status rocksfilter_filter_data_ex(const struct rocksfilter_filter *f,
+                                              const uint8_t **data,
+                                              size_t *len,
+                                              char **errptr);
 
 /**
  * RocksDB's estimate of the false-positive rate of this filter if it holds
@@ -583,10 +892,389 @@ uint32_t rocksfilter_sst_filter_type(const struct rocksfilter_sst *s);
 
 /**
  * Fills `*out` with the file's format and properties (strings owned by the
- * handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs.
+ * handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs (no message: prefer
+ * rocksfilter_sst_get_properties_ex()).
  */
 rocksfilter_status rocksfilter_sst_get_properties(const struct rocksfilter_sst *s,
                                                   struct rocksfilter_sst_properties *out);
+
+/**
+ * rocksfilter_sst_get_properties() with a message in `*errptr` on failure.
+ */
+rocksfilter_status rocksfilter_sst_get_properties_ex(const struct rocksfilter_sst *s,
+                                                     struct rocksfilter_sst_properties *out,
+                                                     char **errptr);
+
+/**
+ * The raw bytes of the table property `name` (NUL-terminated), e.g.
+ * "rocksdb.num.entries" (a varint) or "rocksdb.comparator" (a string).
+ * Returns a pointer owned by the handle and stores the length in `*len`;
+ * NULL when absent or on NULL arguments.
+ */
+const uint8_t *rocksfilter_sst_property(const struct rocksfilter_sst *s,
+                                        const char *name,
+                                        size_t *len);
+
+/**
+ * Frees the handle. NULL is ignored.
+ */
+void rocksfilter_sst_free(struct rocksfilter_sst *s);
+
+/**
+ * Creates a builder for `policy` at `bits_per_key`.
+ *
+ * bits_per_key is sanitised as RocksDB does: below 0.5 (RocksDB writes no
+ * filter at all) or NaN gives ROCKSFILTER_INVALID_ARGUMENT with a message;
+ * below 1 becomes 1; 100 and above (+infinity too) becomes 100; the value
+ * is rounded to thousandths of a bit. An unknown policy value gives
+ * ROCKSFILTER_INVALID_ARGUMENT.
+ *
+ * On success `*out` receives a builder the caller owns and frees with
+ * rocksfilter_builder_free(); on failure `*out` is set to NULL.
+ */
+rocksfilter_status rocksfilter_builder_new(rocksfilter_policy policy,
+                                           double bits_per_key,
+                                           struct rocksfilter_builder **out,
+                                           char **errptr);
+
+/**
+ * Adds a key (`len` bytes at `key`; NULL allowed when len is 0). The bytes
+ * are hashed at once and not retained. Adjacent duplicate keys collapse into
+ * one entry, as in RocksDB. No-op on a NULL builder. A NULL key with a
+ * non-zero length is recorded and makes the next finish fail with
+ * ROCKSFILTER_INVALID_ARGUMENT (a key is never silently dropped).
+ */
+void rocksfilter_builder_add_key(struct rocksfilter_builder *b, const uint8_t *key, size_t len);
+
+/**
+ * Adds a key and an alternate form of it (typically its prefix, for prefix
+ * filtering) with RocksDB's AddKeyAndAlt de-duplication: an alt equal to the
+ * previous alt, to the key, or to the previous key is not added again; a key
+ * equal to the previous key or previous alt is not added again. NULL rules
+ * as rocksfilter_builder_add_key().
+ *
+ * This is the order of RocksDB 8.x and later (alt first). RocksDB 7.x adds
+ * the key first and then the prefix (skipping a prefix equal to the last
+ * one added); Ribbon takes its seed from the first entry, so to reproduce a
+ * RocksDB 7.x block call rocksfilter_builder_add_key() for the key, then for
+ * each new prefix. (With whole-key filtering off, RocksDB 7.x also adds the
+ * empty key once, after the first key that has a prefix.)
+ */
+void rocksfilter_builder_add_key_and_alt(struct rocksfilter_builder *b,
+                                         const uint8_t *key,
+                                         size_t key_len,
+                                         const uint8_t *alt,
+                                         size_t alt_len);
+
+/**
+ * Adds a key by its rocksfilter_hash64(), exactly as add_key would
+ * (including collapsing an adjacent duplicate). Legacy Bloom builders hash
+ * keys with a different 32-bit hash that cannot be derived from this one:
+ * there the call is recorded and the next finish fails with
+ * ROCKSFILTER_INVALID_ARGUMENT. No-op on a NULL builder.
+ */
+void rocksfilter_builder_add_hash(struct rocksfilter_builder *b, uint64_t hash);
+
+/**
+ * Number of entries added since the last finish, after collapsing
+ * duplicates (RocksDB's EstimateEntriesAdded). 0 for a NULL builder.
+ */
+size_t rocksfilter_builder_num_entries(const struct rocksfilter_builder *b);
+
+/**
+ * Writes the filter block for the added keys, byte for byte as RocksDB
+ * would, and empties the builder so it can be reused.
+ *
+ * On success `*out_data` receives a malloc()ed buffer of `*out_len` bytes
+ * that the caller owns and frees with rocksfilter_bytes_free(). With no
+ * keys added, `*out_len` is 0 and `*out_data` NULL: RocksDB's empty
+ * (always-false) filter. On failure both are set to NULL/0 and the builder
+ * is emptied too.
+ */
+rocksfilter_status rocksfilter_builder_finish(struct rocksfilter_builder *b,
+                                              uint8_t **out_data,
+                                              size_t *out_len,
+                                              char **errptr);
+
+/**
+ * Frees a builder. NULL is ignored.
+ */
+void rocksfilter_builder_free(struct rocksfilter_builder *b);
+
+/**
+ * Frees a buffer returned by this library (`len` is accepted for symmetry
+ * and ignored; the buffer is malloc()ed, so free() works too). NULL is
+ * ignored.
+ */
+void rocksfilter_bytes_free(uint8_t *data, size_t _len);
+
+/**
+ * Frees an error message stored through an errptr. NULL is ignored.
+ */
+void rocksfilter_string_free(char *s);
+
+/**
+ * Loads a filter block, copying its `len` bytes (the caller may free `data`
+ * right after). Blocks of 5 bytes or fewer load as ALWAYS_FALSE; reserved
+ * or unknown formats as ALWAYS_TRUE (RocksDB's future-safe rule); a block
+ * whose declared geometry does not fit its length gives
+ * ROCKSFILTER_CORRUPTION with the offending offset and values. On success
+ * `*out` receives a filter freed with rocksfilter_filter_free(); on failure
+ * NULL.
+ */
+rocksfilter_status rocksfilter_filter_load(const uint8_t *data,
+                                           size_t len,
+                                           struct rocksfilter_filter **out,
+                                           char **errptr);
+
+/**
+ * As rocksfilter_filter_load() but without copying: `data` must stay valid
+ * and unmodified until the filter is freed.
+ */
+rocksfilter_status rocksfilter_filter_load_borrowed(const uint8_t *data,
+                                                    size_t len,
+                                                    struct rocksfilter_filter **out,
+                                                    char **errptr);
+
+/**
+ * May the key (`len` bytes at `key`) have been added? false is definite;
+ * true may be a false positive. Never fails: geometry was validated at load
+ * and no query reads outside the block. Returns true for a NULL filter or a
+ * NULL key with non-zero length. Thread-safe.
+ */
+bool rocksfilter_filter_may_match(const struct rocksfilter_filter *f,
+                                  const uint8_t *key,
+                                  size_t len);
+
+/**
+ * Query by a precomputed rocksfilter_hash64() of the key. On a legacy
+ * Bloom filter, which is built from a different 32-bit hash, this always
+ * answers true (never a false negative; use rocksfilter_filter_may_match()
+ * there). Returns true for a NULL filter. Thread-safe.
+ */
+bool rocksfilter_filter_may_match_hash(const struct rocksfilter_filter *f, uint64_t hash);
+
+/**
+ * Batch query: results[i] answers keys[i] (lens[i] bytes), for i < n.
+ * Hashes and prefetches ahead of probing (RocksDB's MultiGet style), so it
+ * is faster per key than a loop of single queries on large filters.
+ * Fails open: answers true for every key when the filter, keys or lens is
+ * NULL, and for a NULL keys[i] with non-zero lens[i] (or lens[i] above
+ * PTRDIFF_MAX). No-op when results is NULL or n is larger than any array of
+ * pointers can be. rocksfilter_filter_may_match_batch_ex() reports these
+ * misuses as a status instead.
+ */
+void rocksfilter_filter_may_match_batch(const struct rocksfilter_filter *f,
+                                        const uint8_t *const *keys,
+                                        const size_t *lens,
+                                        size_t n,
+                                        bool *results);
+
+/**
+ * rocksfilter_filter_may_match_batch() that reports misuse instead of
+ * failing open: ROCKSFILTER_INVALID_ARGUMENT (results untouched, a message
+ * in `*errptr` naming the argument or the index i) for a NULL filter, keys,
+ * lens or results when n > 0, a NULL keys[i] with non-zero lens[i], or a
+ * lens[i] above PTRDIFF_MAX. Every key is checked before any is queried.
+ */
+rocksfilter_status rocksfilter_filter_may_match_batch_ex(const struct rocksfilter_filter *f,
+                                                         const uint8_t *const *keys,
+                                                         const size_t *lens,
+                                                         size_t n,
+                                                         bool *results,
+                                                         char **errptr);
+
+/**
+ * Batch query over one packed buffer (for callers such as Go's cgo that
+ * cannot pass arrays of pointers): key i is buf[offsets[i] .. offsets[i+1]],
+ * so `offsets` has n + 1 entries. Offsets that decrease or exceed `buf_len`
+ * give ROCKSFILTER_INVALID_ARGUMENT (results untouched, message in *errptr),
+ * as do NULL filter, offsets or results when n > 0.
+ */
+rocksfilter_status rocksfilter_filter_may_match_packed(const struct rocksfilter_filter *f,
+                                                       const uint8_t *buf,
+                                                       size_t buf_len,
+                                                       const size_t *offsets,
+                                                       size_t n,
+                                                       bool *results,
+                                                       char **errptr);
+
+/**
+ * The kind of block loaded. ROCKSFILTER_KIND_ALWAYS_TRUE for NULL.
+ */
+rocksfilter_kind rocksfilter_filter_kind(const struct rocksfilter_filter *f);
+
+/**
+ * Fills `*out` with the filter's geometry. ROCKSFILTER_INVALID_ARGUMENT on
+ * NULL arguments (no message: prefer rocksfilter_filter_get_info_ex(),
+ * which takes an errptr and a struct that can grow).
+ */
+rocksfilter_status rocksfilter_filter_get_info(const struct rocksfilter_filter *f,
+                                               struct rocksfilter_filter_info *out);
+
+/**
+ * Fills `*out` with the filter's geometry (see rocksfilter_filter_info_ex
+ * for the `struct_size` protocol). ROCKSFILTER_INVALID_ARGUMENT, with a
+ * message in `*errptr`, on NULL arguments or a `struct_size` smaller than
+ * the first two fields (8 bytes).
+ */
+rocksfilter_status rocksfilter_filter_get_info_ex(const struct rocksfilter_filter *f,
+                                                  struct rocksfilter_filter_info_ex *out,
+                                                  char **errptr);
+
+/**
+ * Points `*data` at the filter's block bytes (its 5-byte trailer included)
+ * and stores their length in `*len`. The bytes are owned by the filter (or,
+ * for borrowed filters, the caller's buffer) and valid until it is freed.
+ * ROCKSFILTER_INVALID_ARGUMENT on NULL arguments (no message: prefer
+ * rocksfilter_filter_data_ex()).
+ */
+rocksfilter_status rocksfilter_filter_data(const struct rocksfilter_filter *f,
+                                           const uint8_t **data,
+                                           size_t *len);
+
+/**
+ * rocksfilter_filter_data() with a message in `*errptr` on failure.
+ */
+rocksfilter_status rocksfilter_filter_data_ex(const struct rocksfilter_filter *f,
+                                              const uint8_t **data,
+                                              size_t *len,
+                                              char **errptr);
+
+/**
+ * RocksDB's estimate of the false-positive rate of this filter if it holds
+ * `num_keys` keys (0.0 for ALWAYS_FALSE, 1.0 for ALWAYS_TRUE or NULL).
+ */
+double rocksfilter_filter_estimated_fp_rate(const struct rocksfilter_filter *f, size_t num_keys);
+
+/**
+ * Frees a filter. No query may be running on it. NULL is ignored.
+ */
+void rocksfilter_filter_free(struct rocksfilter_filter *f);
+
+/**
+ * RocksDB's filter hash (Hash64 / GetSliceHash64: the XXH3 preview frozen
+ * in RocksDB, not final XXH3) of `len` bytes at `key`. The empty key hashes
+ * to 0x5342c3010fe1dd04. A NULL key with non-zero length, or a length
+ * above PTRDIFF_MAX, returns 0.
+ */
+uint64_t rocksfilter_hash64(const uint8_t *key, size_t len);
+
+/**
+ * RocksDB's legacy Bloom hash (BloomHash) of `len` bytes at `key`. A NULL
+ * key with non-zero length, or a length above PTRDIFF_MAX, returns 0.
+ */
+uint32_t rocksfilter_legacy_hash32(const uint8_t *key, size_t len);
+
+/**
+ * This library's version as a static string ("MAJOR.MINOR.PATCH"); compare
+ * with ROCKSFILTER_VERSION_STRING to detect a header/library mismatch.
+ */
+const char *rocksfilter_version(void);
+
+/**
+ * Opens the SST file at `path` (NUL-terminated), memory-mapping it; filter
+ * bytes are never copied. Verifies the footer and every block read. The
+ * file must not be modified or truncated while the handle is open. On
+ * success `*out` receives a handle freed with rocksfilter_sst_free(); on
+ * failure NULL, with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and
+ * at which offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
+ *
+ * Files are read by RocksDB's rules: a file RocksDB refuses (bad footer
+ * or metaindex) is refused; a filter RocksDB would not use (damaged,
+ * unreadable properties, ...) is not used, and every key may match; a
+ * damaged filter partition answers "may match". Opening costs time and
+ * memory linear in the file's metadata, with limits RocksDB does not have:
+ * at most 4 MiB plus 8 times the index block's size of decompressed
+ * partition separators (past that the filter is not used), at most 1 MiB
+ * plus 4 times the block's size of properties kept for
+ * rocksfilter_sst_property(); a query consults at most 64 partitions
+ * (past that it answers "may match").
+ */
+rocksfilter_status rocksfilter_sst_open(const char *path,
+                                        struct rocksfilter_sst **out,
+                                        char **errptr);
+
+/**
+ * As rocksfilter_sst_open() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+ */
+rocksfilter_status rocksfilter_sst_open_opts(const char *path,
+                                             uint32_t flags,
+                                             struct rocksfilter_sst **out,
+                                             char **errptr);
+
+/**
+ * Reads an SST file held in memory (`len` bytes at `data`) without copying:
+ * `data` must stay valid and unmodified until the handle and every filter
+ * obtained from it are freed. Errors as rocksfilter_sst_open().
+ */
+rocksfilter_status rocksfilter_sst_open_memory(const uint8_t *data,
+                                               size_t len,
+                                               struct rocksfilter_sst **out,
+                                               char **errptr);
+
+/**
+ * As rocksfilter_sst_open_memory() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+ */
+rocksfilter_status rocksfilter_sst_open_memory_opts(const uint8_t *data,
+                                                    size_t len,
+                                                    uint32_t flags,
+                                                    struct rocksfilter_sst **out,
+                                                    char **errptr);
+
+/**
+ * Can the file hold this key? false is definite. Answers as RocksDB's Get
+ * consults the filter: the whole key, or its prefix when the file was
+ * written without whole-key filtering. Files without a readable filter, a
+ * NULL handle, or a NULL key with non-zero length answer true. Thread-safe.
+ */
+bool rocksfilter_sst_may_match(const struct rocksfilter_sst *s, const uint8_t *key, size_t len);
+
+/**
+ * Can the file hold a key with this prefix (exactly as the file's prefix
+ * extractor produces it)? Stores the answer in `*out`.
+ * ROCKSFILTER_NOT_SUPPORTED when the file has no prefix filter;
+ * ROCKSFILTER_INVALID_ARGUMENT when the prefix cannot come from the file's
+ * extractor (e.g. wrong length for rocksdb.FixedPrefix.N) or on NULLs.
+ * On error `*out` is left untouched.
+ */
+rocksfilter_status rocksfilter_sst_prefix_may_match(const struct rocksfilter_sst *s,
+                                                    const uint8_t *prefix,
+                                                    size_t len,
+                                                    bool *out,
+                                                    char **errptr);
+
+/**
+ * The file's full filter as a rocksfilter_filter, sharing the file's bytes
+ * (no copy): it stays valid after rocksfilter_sst_free() for files opened
+ * by path; for rocksfilter_sst_open_memory() the caller's buffer must
+ * outlive it. Free it with rocksfilter_filter_free().
+ * ROCKSFILTER_NOT_FOUND when the file's filter is partitioned or absent;
+ * ROCKSFILTER_NOT_SUPPORTED when it is of a kind this library cannot read.
+ */
+rocksfilter_status rocksfilter_sst_full_filter(const struct rocksfilter_sst *s,
+                                               struct rocksfilter_filter **out,
+                                               char **errptr);
+
+/**
+ * A ROCKSFILTER_SST_FILTER_* value (UNSUPPORTED for NULL).
+ */
+uint32_t rocksfilter_sst_filter_type(const struct rocksfilter_sst *s);
+
+/**
+ * Fills `*out` with the file's format and properties (strings owned by the
+ * handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs (no message: prefer
+ * rocksfilter_sst_get_properties_ex()).
+ */
+rocksfilter_status rocksfilter_sst_get_properties(const struct rocksfilter_sst *s,
+                                                  struct rocksfilter_sst_properties *out);
+
+/**
+ * rocksfilter_sst_get_properties() with a message in `*errptr` on failure.
+ */
+rocksfilter_status rocksfilter_sst_get_properties_ex(const struct rocksfilter_sst *s,
+                                                     struct rocksfilter_sst_properties *out,
+                                                     char **errptr);
 
 /**
  * The raw bytes of the table property `name` (NUL-terminated), e.g.

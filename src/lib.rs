@@ -19,11 +19,21 @@
 //!
 //! The C ABI (`include/rocksfilter.h`) is a thin layer over this API.
 
+mod arch;
 mod bloom;
 mod builder;
 mod error;
+/// The C ABI (`include/rocksfilter.h`). Not part of the Rust API: public only
+/// with the `internal-ffi` feature, which this crate's own tests enable to
+/// call the C functions from Rust. The symbols are exported from the cdylib
+/// and staticlib either way.
+#[cfg(feature = "internal-ffi")]
+#[doc(hidden)]
 pub mod ffi;
+#[cfg(not(feature = "internal-ffi"))]
+mod ffi;
 mod filter;
+mod format;
 mod hash;
 mod mem;
 mod policy;

@@ -274,13 +274,25 @@ fn filter_type(s: &Sst<'_>) -> u32 {
 }
 
 /// Fills `*out` with the file's format and properties (strings owned by the
-/// handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs.
+/// handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs (no message: prefer
+/// rocksfilter_sst_get_properties_ex()).
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_sst_get_properties(
     s: *const rocksfilter_sst,
     out: *mut rocksfilter_sst_properties,
 ) -> rocksfilter_status {
-    guard_status(ptr::null_mut(), || {
+    // SAFETY: forwarded contract.
+    unsafe { rocksfilter_sst_get_properties_ex(s, out, ptr::null_mut()) }
+}
+
+/// rocksfilter_sst_get_properties() with a message in `*errptr` on failure.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_get_properties_ex(
+    s: *const rocksfilter_sst,
+    out: *mut rocksfilter_sst_properties,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
         // SAFETY: header contract: s NULL or live.
         let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
         if out.is_null() {
