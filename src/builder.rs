@@ -120,10 +120,19 @@ impl FilterBuilder {
         Ok(FilterBuilder { policy, bits, state, deferred_error: None })
     }
 
+    /// The policy this builder writes.
     pub fn policy(&self) -> Policy {
         self.policy
     }
 
+    /// The sanitised bits/key setting.
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let b = FilterBuilder::new(Policy::Bloom, 0.7)?;
+    /// assert_eq!(b.bits_per_key().bits(), 1.0); // RocksDB raises it to 1
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn bits_per_key(&self) -> BitsPerKey {
         self.bits
     }

@@ -19,6 +19,8 @@
 //!
 //! The C ABI (`include/rocksfilter.h`) is a thin layer over this API.
 
+#![warn(missing_docs)]
+
 mod arch;
 mod bloom;
 mod builder;
@@ -46,7 +48,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use filter::{Filter, FilterInfo, Kind};
 pub use hash::{bloom_hash, hash64};
 pub use policy::{BitsPerKey, Policy};
-pub use sst::{ChecksumType, Sst, SstFilter, SstOptions};
+pub use sst::{ChecksumType, Sst, SstFilter, SstFilterType, SstOptions};
 
 /// This library's version (the crate version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

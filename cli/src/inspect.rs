@@ -81,6 +81,7 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
         SstFilter::Unsupported(why) => (format!("unsupported: {why}"), None),
         SstFilter::Full(f) => ("full".to_string(), Some(geometry(std::slice::from_ref(f), keys))),
         SstFilter::Partitioned(parts) => ("partitioned".to_string(), Some(geometry(parts.filters(), keys))),
+        other => (other.filter_type().name().to_string(), None),
     };
     let prefix = match sst.prefix_extractor() {
         Some(PrefixExtractor::Fixed(n)) => format!("fixed {n}"),
