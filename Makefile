@@ -54,8 +54,8 @@ rust-test:
 	$(CARGO) test --release --locked --test resources -- --nocapture
 
 # The C tests (c_tests/build.rs compiles them with the `cc` crate): the C API
-# test, the oracle/extractor selftest and compat all against RocksDB 7.8.3;
-# needs librocksdb-dev. See c_tests/README.md.
+# test, the oracle/extractor selftest, compat all against RocksDB 7.8.3 and
+# the golden vectors' check; needs librocksdb-dev. See c_tests/README.md.
 c-test:
 	$(MAKE) -C c_tests test CARGO="$(CARGO)"
 

@@ -7,7 +7,7 @@
 //! With `ROCKSFILTER_C_TESTS_ROCKSDB=1` (needs Debian's librocksdb-dev 7.8.3,
 //! g++, and the RocksDB 11.12 sources `oracle/rocksdb-src.sh` finds or
 //! fetches): the oracle (`oracle/build.sh`, RocksDB 11.12's filter code),
-//! `selftest.c`, `compat.c` and `compat.c -DCOMPAT_TAMPER`,
+//! `selftest.c`, `compat.c`, `compat.c -DCOMPAT_TAMPER` and `golden-gen.c`,
 //! each with its `main` renamed, and `-lrocksdb -lstdc++`; then the cfg
 //! `rocksfilter_c_tests_rocksdb` is set. Without it the tests that need them
 //! fail with a line saying what to install (they are `#[ignore]`d).
@@ -55,7 +55,7 @@ fn main() {
         println!("cargo:rerun-if-env-changed={v}");
     }
     for f in [
-        "api.c", "selftest.c", "compat.c", "sst_extract.c", "sst_extract.h",
+        "api.c", "selftest.c", "compat.c", "golden-gen.c", "sst_extract.c", "sst_extract.h",
         "testutil.c", "testutil.h", "oracle", "../include/rocksfilter.h",
     ] {
         println!("cargo:rerun-if-changed={}", here.join(f).display());
@@ -92,6 +92,7 @@ fn main() {
     program(&here, "selftest.c", "selftest", &[]);
     program(&here, "compat.c", "compat", &[]);
     program(&here, "compat.c", "compat_tamper", &["COMPAT_TAMPER"]);
+    program(&here, "golden-gen.c", "golden", &[]);
     let mut common = c_build(&here);
     common.file(here.join("sst_extract.c")).file(here.join("testutil.c"));
     common.compile("rfct_common");
