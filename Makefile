@@ -59,8 +59,11 @@ rust-test:
 	$(CARGO) test --release --locked
 	$(CARGO) test --release --locked --test resources -- --nocapture
 
-c-test: build
-	$(MAKE) -C c_tests test
+# The C tests (c_tests/build.rs compiles them with the `cc` crate): the C API
+# test, the oracle/extractor selftest, compat all against RocksDB 7.8.3 and
+# the golden vectors' check; needs librocksdb-dev. See c_tests/README.md.
+c-test:
+	$(MAKE) -C c_tests test CARGO="$(CARGO)"
 
 # The hostile-file differential test: crafted SSTs (checksums valid) made
 # from the fixtures, each judged by RocksDB 7.8.3 itself (judge78: ingest +
