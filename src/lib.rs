@@ -25,15 +25,19 @@ mod arch;
 mod bloom;
 mod builder;
 mod error;
-/// The C ABI (`include/rocksfilter.h`). Not part of the Rust API: public only
-/// with the `internal-ffi` feature, which this crate's own tests enable to
-/// call the C functions from Rust. The symbols are exported from the cdylib
-/// and staticlib either way.
+/// The C ABI (`include/rocksfilter.h`): not part of the Rust API. The
+/// symbols are exported from the cdylib and staticlib; Rust code never
+/// needs the module (see [`internal_ffi`] for this crate's own tests).
+mod ffi;
+/// The C ABI's functions, for this crate's own tests and fuzz targets that
+/// call them from Rust (the `internal-ffi` feature). Not an API.
+/// (A second `mod ffi` declaration under `cfg` would make cbindgen, which
+/// ignores `cfg`, emit every declaration twice.)
 #[cfg(feature = "internal-ffi")]
 #[doc(hidden)]
-pub mod ffi;
-#[cfg(not(feature = "internal-ffi"))]
-mod ffi;
+pub mod internal_ffi {
+    pub use crate::ffi::*;
+}
 mod filter;
 mod format;
 mod hash;

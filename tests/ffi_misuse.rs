@@ -1,4 +1,4 @@
-//! Misuse of the C ABI, called from Rust through `rocksfilter::ffi`: NULL
+//! Misuse of the C ABI, called from Rust through `rocksfilter::internal_ffi`: NULL
 //! handles and buffers, zero and huge lengths, NaN/infinite bits/key, unknown
 //! policies and flags, bad packed offsets, builder reuse, errptr NULL and
 //! not. Each call must return the status the header documents and touch
@@ -7,7 +7,7 @@
 use std::ffi::{c_char, CStr, CString};
 use std::ptr::{null, null_mut};
 
-use rocksfilter::ffi::*;
+use rocksfilter::internal_ffi::*;
 
 /// Takes the message out of an errptr slot (freeing it).
 fn take(err: &mut *mut c_char) -> Option<String> {
