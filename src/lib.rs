@@ -35,6 +35,7 @@ mod ffi;
 /// ignores `cfg`, emit every declaration twice.)
 #[cfg(feature = "internal-ffi")]
 #[doc(hidden)]
+#[allow(missing_docs)] // documented in the C header
 pub mod internal_ffi {
     pub use crate::ffi::*;
 }

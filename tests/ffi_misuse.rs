@@ -9,6 +9,9 @@ use std::ptr::{null, null_mut};
 
 use rocksfilter::internal_ffi::*;
 
+#[path = "support/craft.rs"]
+mod craft;
+
 /// Takes the message out of an errptr slot (freeing it).
 fn take(err: &mut *mut c_char) -> Option<String> {
     if err.is_null() {
@@ -388,40 +391,7 @@ fn packed_batch_with_bad_offsets() {
 /// A minimal valid SST (format_version 5, crc32c) with a full Bloom filter
 /// over `keys` and no properties.
 fn tiny_sst(keys: &[&[u8]]) -> Vec<u8> {
-    fn varint(out: &mut Vec<u8>, mut v: u64) {
-        while v >= 0x80 {
-            out.push(v as u8 | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
-    fn block(file: &mut Vec<u8>, data: &[u8]) -> Vec<u8> {
-        let off = file.len();
-        file.extend_from_slice(data);
-        file.push(0);
-        let crc = crc32c::crc32c(&file[off..]).rotate_right(15).wrapping_add(0xa282_ead8);
-        file.extend_from_slice(&crc.to_le_bytes());
-        let mut h = Vec::new();
-        varint(&mut h, off as u64);
-        varint(&mut h, data.len() as u64);
-        h
-    }
-    let mut file = Vec::new();
-    let fh = block(&mut file, &bloom_block(keys));
-    let name = b"fullfilter.rocksdb.BuiltinBloomFilter";
-    let mut meta = vec![0u8, name.len() as u8, fh.len() as u8];
-    meta.extend_from_slice(name);
-    meta.extend_from_slice(&fh);
-    meta.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0]);
-    let mh = block(&mut file, &meta);
-    let mut footer = vec![1u8];
-    footer.extend_from_slice(&mh);
-    footer.extend_from_slice(&[0, 0]);
-    footer.resize(41, 0);
-    footer.extend_from_slice(&5u32.to_le_bytes());
-    footer.extend_from_slice(&0x88e2_41b7_85f4_cff7u64.to_le_bytes());
-    file.extend_from_slice(&footer);
-    file
+    craft::Crafted::minimal(&bloom_block(keys))
 }
 
 #[test]

@@ -11,6 +11,9 @@
 
 use std::io::Write;
 
+#[path = "support/craft.rs"]
+mod craft;
+
 use rocksfilter::{hash64, ErrorKind, Filter, FilterBuilder, FilterInfo, Kind, Policy, Sst, SstFilter, SstOptions};
 
 const FAST_LOCAL_MAX_LEN: usize = 0xffff_ffc0;
@@ -281,79 +284,13 @@ fn ribbon_of_the_maximum_size_loads_and_answers() {
 
 // ---------------------------------------------------------------- SST
 
-/// Minimal block-based SST writer (format_version 5, crc32c, legacy footer):
-/// one restart-point block per map, checksummed, then the footer.
-struct SstWriter {
-    pub file: Vec<u8>,
-}
-
-impl SstWriter {
-    pub fn new() -> Self {
-        SstWriter { file: Vec::new() }
-    }
-    fn varint(out: &mut Vec<u8>, mut v: u64) {
-        while v >= 0x80 {
-            out.push(v as u8 | 0x80);
-            v >>= 7;
-        }
-        out.push(v as u8);
-    }
-    fn crc_masked(data: &[u8]) -> u32 {
-        crc32c::crc32c(data).rotate_right(15).wrapping_add(0xa282_ead8)
-    }
-    /// Appends raw block bytes with a (none-compression, crc32c) trailer;
-    /// returns (offset, size).
-    pub fn raw_block(&mut self, data: &[u8]) -> (u64, u64) {
-        let off = self.file.len() as u64;
-        self.file.extend_from_slice(data);
-        self.file.push(0);
-        let crc = Self::crc_masked(&self.file[off as usize..]);
-        self.file.extend_from_slice(&crc.to_le_bytes());
-        (off, data.len() as u64)
-    }
-    pub fn kv_block(entries: &[(&[u8], Vec<u8>)]) -> Vec<u8> {
-        let mut b = Vec::new();
-        for (k, v) in entries {
-            Self::varint(&mut b, 0);
-            Self::varint(&mut b, k.len() as u64);
-            Self::varint(&mut b, v.len() as u64);
-            b.extend_from_slice(k);
-            b.extend_from_slice(v);
-        }
-        b.extend_from_slice(&0u32.to_le_bytes());
-        b.extend_from_slice(&1u32.to_le_bytes());
-        b
-    }
-    pub fn handle(off: u64, size: u64) -> Vec<u8> {
-        let mut v = Vec::new();
-        Self::varint(&mut v, off);
-        Self::varint(&mut v, size);
-        v
-    }
-    /// Metaindex with the given entries, then the footer.
-    pub fn finish(mut self, meta: &[(&[u8], Vec<u8>)]) -> Vec<u8> {
-        let (mo, ms) = self.raw_block(&Self::kv_block(meta));
-        let mut footer = vec![1u8]; // crc32c
-        footer.extend_from_slice(&Self::handle(mo, ms));
-        footer.extend_from_slice(&Self::handle(0, 0)); // index (unused here)
-        footer.resize(41, 0);
-        footer.extend_from_slice(&5u32.to_le_bytes());
-        footer.extend_from_slice(&0x88e2_41b7_85f4_cff7u64.to_le_bytes());
-        self.file.extend_from_slice(&footer);
-        self.file
-    }
-}
-
 #[test]
 fn synthetic_sst_with_a_full_filter_opens_and_answers() {
     let mut b = builder(Policy::Ribbon, 10.0);
     let keys: Vec<Vec<u8>> = (0..3000).map(|i| format!("user{i:07}").into_bytes()).collect();
     keys.iter().for_each(|k| b.add_key(k));
     let block = b.finish().unwrap();
-    let mut w = SstWriter::new();
-    w.file.extend_from_slice(b"data blocks would be here");
-    let (fo, fs) = w.raw_block(&block);
-    let sst = w.finish(&[(b"fullfilter.rocksdb.BuiltinBloomFilter", SstWriter::handle(fo, fs))]);
+    let sst = craft::Crafted::minimal(&block);
     for verify in [true, false] {
         let s = Sst::from_bytes_with(&sst, SstOptions { verify_checksums: verify }).unwrap();
         let f = s.full_filter().expect("full filter");
@@ -373,18 +310,14 @@ fn sst_whose_filter_handle_spans_over_4_gib_is_not_used() {
     let filter_len: u64 = (1 << 32) + 100;
     // The metaindex starts right after the filter and its 5-byte trailer.
     let base = filter_len + 5;
-    let meta = SstWriter::kv_block(&[(b"fullfilter.rocksdb.BuiltinBloomFilter", SstWriter::handle(0, filter_len))]);
+    let filter = craft::Handle { offset: 0, size: filter_len };
+    let meta = craft::kv_block(&[(b"fullfilter.rocksdb.BuiltinBloomFilter".to_vec(), filter.encode())], 1, true);
     let mut tail = Vec::new();
     tail.extend_from_slice(&meta);
     tail.push(0);
     tail.extend_from_slice(&[0, 0, 0, 0]); // checksum not verified
-    let mut footer = vec![1u8];
-    footer.extend_from_slice(&SstWriter::handle(base, meta.len() as u64));
-    footer.extend_from_slice(&SstWriter::handle(0, 0));
-    footer.resize(41, 0);
-    footer.extend_from_slice(&5u32.to_le_bytes());
-    footer.extend_from_slice(&0x88e2_41b7_85f4_cff7u64.to_le_bytes());
-    tail.extend_from_slice(&footer);
+    let metaindex = craft::Handle { offset: base, size: meta.len() as u64 };
+    tail.extend_from_slice(&craft::legacy_footer(1, metaindex, craft::Handle { offset: 0, size: 0 }, 5));
     // The filter's own trailer sits at filter_len - 5 .. filter_len, and the
     // block trailer (compression 0) at filter_len; both are zero in a sparse file.
     let map = sparse_map("sst-over4g", base + tail.len() as u64, &tail);

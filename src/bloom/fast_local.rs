@@ -704,7 +704,7 @@ mod tests {
                 }
                 assert_eq!(scalar, serial);
                 #[cfg(target_arch = "x86_64")]
-                if std::is_x86_feature_detected!("avx2") {
+                if crate::arch::features().avx2() {
                     assert_eq!(unsafe { line_matches_avx2(&line, h2, probes) }, serial);
                 }
             }

@@ -3,11 +3,11 @@
 //! copies (a vector's doubling copies whenever `realloc` cannot remap) and
 //! never over-allocates by more than one chunk (a vector can hold up to
 //! twice what it needs), so the peak memory of a build is the hashes
-//! themselves plus the filter. Chunks are 32 KiB, below glibc's mmap
-//! threshold, so a reused builder recycles heap memory instead of faulting
+//! themselves plus the filter. Chunks are 64 KiB, below glibc's mmap
+//! threshold (128 KiB by default), so a reused builder recycles heap memory instead of faulting
 //! in fresh pages.
 
-/// Entries per chunk (32 KiB of `u64`s).
+/// Bytes per chunk (8,192 `u64` hashes, 16,384 `u32` ones).
 const CHUNK_BYTES: usize = 64 * 1024;
 
 #[derive(Clone, Debug)]

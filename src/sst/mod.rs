@@ -419,6 +419,57 @@ impl Sst<'static> {
     }
 }
 
+/// The properties block, or why it is unreadable (RocksDB then opens the
+/// table without properties).
+fn read_properties(file: &[u8], footer: &Footer, meta: &MetaIndex, verify: bool) -> (Properties, Option<String>) {
+    match meta.properties() {
+        Ok(Some(h)) => match Properties::read(file, footer, h, verify) {
+            Ok(p) => (p, None),
+            Err(e) => (Properties::default(), Some(e.message().to_string())),
+        },
+        // Written without properties (no RocksDB release since 2013 does):
+        // read as a reader with default options reads it, whole keys.
+        Ok(None) => (Properties::default(), None),
+        Err(why) => (Properties::default(), Some(why)),
+    }
+}
+
+/// The filter the metaindex picked, as RocksDB would use it.
+fn open_filter<'a>(
+    backing: &Backing<'a>,
+    footer: &Footer,
+    pick: FilterPick,
+    properties: &Properties,
+    verify: bool,
+) -> SstFilter<'a> {
+    let unusable = |why: String| SstFilter::Unsupported(format!("{why}; every key may match"));
+    let order = match properties.comparator.as_deref() {
+        None | Some("leveldb.BytewiseComparator") => Order::Bytewise,
+        Some("rocksdb.ReverseBytewiseComparator") => Order::ReverseBytewise,
+        Some(_) => Order::Unknown,
+    };
+    match pick {
+        FilterPick::None => SstFilter::None,
+        FilterPick::Ambiguous(why) => unusable(why),
+        FilterPick::Custom(name) => SstFilter::Unsupported(format!(
+            "filter block {name:?} was written by a custom filter policy, not RocksDB's built-in filters"
+        )),
+        FilterPick::Obsolete(name) => SstFilter::Unsupported(format!(
+            "filter block {name:?} is the obsolete block-based filter (removed in RocksDB 7.0), which is not supported"
+        )),
+        // RocksDB reads the filter when the table opens and, if that fails,
+        // opens it without a filter (FullFilterBlockReader::Create).
+        FilterPick::Full(h) => match read_block(backing.bytes(), footer, h, "filter", verify).and_then(|_| load_filter(backing, h)) {
+            Ok(f) => SstFilter::Full(f),
+            Err(e) => unusable(format!("{} (RocksDB does not use a filter block it cannot read)", e.message())),
+        },
+        FilterPick::Partitioned(h) => match Partitions::read(backing, footer, h, properties, order, verify) {
+            Ok(p) => SstFilter::Partitioned(p),
+            Err(why) => unusable(why),
+        },
+    }
+}
+
 impl<'a> Sst<'a> {
     /// Reads an SST file held in memory, without copying it.
     pub fn from_bytes(data: &'a [u8]) -> Result<Sst<'a>> {
@@ -430,6 +481,9 @@ impl<'a> Sst<'a> {
         Sst::build(Backing::Borrowed(data), options)
     }
 
+    /// Opens a table as RocksDB's `BlockBasedTable::Open` does: footer,
+    /// metaindex (fatal if unreadable), properties (not fatal), then the
+    /// filter (never fatal: RocksDB opens the table without it).
     fn build(backing: Backing<'a>, options: SstOptions) -> Result<Sst<'a>> {
         let verify = options.verify_checksums;
         let file = backing.bytes();
@@ -437,54 +491,18 @@ impl<'a> Sst<'a> {
         // A metaindex RocksDB cannot read makes it refuse the table too.
         let meta = read_block(file, &footer, footer.metaindex, "metaindex", verify)?;
         let meta = MetaIndex::parse(meta, footer.metaindex.offset)?;
-        let (properties, properties_error) = match meta.properties() {
-            Ok(Some(h)) => match Properties::read(file, &footer, h, verify) {
-                Ok(p) => (p, None),
-                Err(e) => (Properties::default(), Some(e.message().to_string())),
-            },
-            // Written without properties (no RocksDB release since 2013 does):
-            // read as a reader with default options reads it, whole keys.
-            Ok(None) => (Properties::default(), None),
-            Err(why) => (Properties::default(), Some(why)),
-        };
-        let order = match properties.comparator.as_deref() {
-            None | Some("leveldb.BytewiseComparator") => Order::Bytewise,
-            Some("rocksdb.ReverseBytewiseComparator") => Order::ReverseBytewise,
-            Some(_) => Order::Unknown,
-        };
+        let (properties, properties_error) = read_properties(file, &footer, &meta, verify);
         let whole_key_filtering = properties.whole_key_filtering.unwrap_or(true);
         let prefix_extractor = properties.prefix_extractor_name.as_deref().and_then(PrefixExtractor::parse);
         let prefix_filtering = properties.prefix_filtering.unwrap_or(true) && prefix_extractor.is_some();
-
         let pick = meta.filter();
         let filter_block_name = pick.name();
-        let unusable = |why: String| SstFilter::Unsupported(format!("{why}; every key may match"));
-        let filter = match (pick, &properties_error) {
-            (FilterPick::None, _) => SstFilter::None,
-            (_, Some(why)) => unusable(format!(
-                "the properties are unreadable ({why}), so whether the filter holds whole keys or prefixes is unknown"
+        let filter = match &properties_error {
+            None => open_filter(&backing, &footer, pick, &properties, verify),
+            Some(why) if !matches!(pick, FilterPick::None) => SstFilter::Unsupported(format!(
+                "the properties are unreadable ({why}), so whether the filter holds whole keys or prefixes is unknown; every key may match"
             )),
-            (FilterPick::Ambiguous(why), None) => unusable(why),
-            (FilterPick::Custom(name), None) => SstFilter::Unsupported(format!(
-                "filter block {name:?} was written by a custom filter policy, not RocksDB's built-in filters"
-            )),
-            (FilterPick::Obsolete(name), None) => SstFilter::Unsupported(format!(
-                "filter block {name:?} is the obsolete block-based filter (removed in RocksDB 7.0), which is not supported"
-            )),
-            (FilterPick::Full(h), None) => {
-                // RocksDB reads the filter when the table opens and, if that
-                // fails, opens it without a filter (FullFilterBlockReader::Create).
-                match read_block(file, &footer, h, "filter", verify).and_then(|_| load_filter(&backing, h)) {
-                    Ok(f) => SstFilter::Full(f),
-                    Err(e) => unusable(format!("{} (RocksDB does not use a filter block it cannot read)", e.message())),
-                }
-            }
-            (FilterPick::Partitioned(h), None) => {
-                match Partitions::read(&backing, &footer, h, &properties, order, verify) {
-                    Ok(p) => SstFilter::Partitioned(p),
-                    Err(why) => unusable(why),
-                }
-            }
+            Some(_) => SstFilter::None,
         };
         Ok(Sst {
             backing: backing.clone(),

@@ -10,8 +10,10 @@
 //! with format_version >= 6's per-block context modifier, and the
 //! format_version >= 6 footer checksum.
 //!
-//! Used by `tests/hostile.rs` (judged by real RocksDB) and by the
-//! structure-aware fuzz target (`fuzz/fuzz_targets/sst_crafted.rs`).
+//! Used by `tests/hostile.rs` (judged by real RocksDB), the resource and
+//! C ABI tests (synthetic files: [`Crafted::minimal`],
+//! [`Crafted::synthetic`]) and the structure-aware fuzz target
+//! (`fuzz/fuzz_targets/sst_crafted.rs`): the one SST writer of the tests.
 
 #![allow(dead_code)]
 
@@ -187,6 +189,18 @@ pub fn index_block(entries: &[(Vec<u8>, Handle)], delta: bool) -> Vec<u8> {
 }
 
 /// A real SST split into what gets edited.
+/// The footer of format_version 1 to 5: checksum type, metaindex and index
+/// handles padded to 40 bytes, format_version, magic (`Footer::EncodeTo`).
+pub fn legacy_footer(checksum_type: u8, metaindex: Handle, index: Handle, format_version: u32) -> Vec<u8> {
+    let mut f = vec![checksum_type];
+    f.extend_from_slice(&metaindex.encode());
+    f.extend_from_slice(&index.encode());
+    f.resize(41, 0);
+    f.extend_from_slice(&format_version.to_le_bytes());
+    f.extend_from_slice(&MAGIC.to_le_bytes());
+    f
+}
+
 #[derive(Clone, Debug)]
 pub struct Crafted {
     /// Everything before the old metaindex, unchanged.
@@ -362,13 +376,11 @@ impl Crafted {
             f.extend_from_slice(&c.base_context.to_le_bytes());
             f.extend_from_slice(&(mh.size as u32).to_le_bytes());
             f.resize(41, 0);
+            f.extend_from_slice(&c.format_version.to_le_bytes());
+            f.extend_from_slice(&MAGIC.to_le_bytes());
         } else {
-            f.extend_from_slice(&mh.encode());
-            f.extend_from_slice(&c.index.expect("index handle").encode());
-            f.resize(41, 0);
+            f = legacy_footer(c.checksum_type, mh, c.index.expect("index handle"), c.format_version);
         }
-        f.extend_from_slice(&c.format_version.to_le_bytes());
-        f.extend_from_slice(&MAGIC.to_le_bytes());
         if c.format_version >= 6 && c.checksum_type != 0 {
             let sum = checksum(c.checksum_type, &f).wrapping_add(context_modifier(c.base_context, footer_at));
             f[5..9].copy_from_slice(&sum.to_le_bytes());
@@ -488,6 +500,28 @@ impl Crafted {
         // The appended blocks become the kept prefix.
         c.prefix = std::mem::take(&mut c.appended);
         c
+    }
+
+    /// The smallest file RocksDB's reader opens with a full filter: this
+    /// filter block, a metaindex naming it, a format_version 5 footer
+    /// (crc32c); no properties, data or index blocks (this library never
+    /// reads them).
+    pub fn minimal(filter_block: &[u8]) -> Vec<u8> {
+        let mut c = Crafted {
+            prefix: Vec::new(),
+            format_version: 5,
+            checksum_type: 1,
+            base_context: 0,
+            index: Some(Handle { offset: 0, size: 0 }),
+            meta: Vec::new(),
+            meta_interval: 1,
+            meta_compression: 0,
+            appended: Vec::new(),
+        };
+        let fh = c.add_block(filter_block);
+        c.meta.push((b"fullfilter.rocksdb.BuiltinBloomFilter".to_vec(), fh.encode()));
+        c.prefix = std::mem::take(&mut c.appended);
+        c.finish()
     }
 
     /// Replaces the full filter block with these bytes (valid checksum).
