@@ -12,6 +12,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -83,6 +84,10 @@ final class Native {
     static final AddressLayout C_STRING = ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(Long.MAX_VALUE, ValueLayout.JAVA_BYTE));
 
     // ---- struct layouts ----
+    //
+    // Each C struct the bindings read, field by field with the C names and explicit padding (LP64).
+    // StructLayoutTest compiles bindings/layout/struct_layout.c against include/rocksfilter.h and
+    // checks every size and offset here against the C compiler's.
 
     /** rocksfilter_filter_info. */
     static final StructLayout FILTER_INFO = MemoryLayout.structLayout(
@@ -96,7 +101,7 @@ final class Native {
             JAVA_INT.withName("seed"),
             JAVA_INT.withName("lower_num_columns"),
             JAVA_INT.withName("upper_start_block"),
-            MemoryLayout.paddingLayout(4));
+            MemoryLayout.paddingLayout(4)).withName("rocksfilter_filter_info");
 
     /** rocksfilter_sst_properties. */
     static final StructLayout SST_PROPERTIES = MemoryLayout.structLayout(
@@ -115,13 +120,14 @@ final class Native {
             ADDRESS.withName("filter_policy"),
             ADDRESS.withName("comparator"),
             ADDRESS.withName("prefix_extractor"),
-            ADDRESS.withName("filter_block_name"));
+            ADDRESS.withName("filter_block_name")).withName("rocksfilter_sst_properties");
 
-    static {
-        // Guard the hand-written layouts against the C ABI (sizes from the header's structs on LP64).
-        if (FILTER_INFO.byteSize() != 48 || SST_PROPERTIES.byteSize() != 96) {
-            throw new AssertionError("unexpected struct layout sizes");
-        }
+    /** Every struct layout above (StructLayoutTest checks each against the C header). */
+    static final List<StructLayout> STRUCTS = List.of(FILTER_INFO, SST_PROPERTIES);
+
+    /** A struct member's VarHandle taking (segment, base offset), e.g. {@code (int) h.get(seg, 0L)}. */
+    static VarHandle member(StructLayout struct, String name) {
+        return struct.varHandle(MemoryLayout.PathElement.groupElement(name));
     }
 
     // ---- builder ----
@@ -151,13 +157,8 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
     static final MethodHandle FILTER_MAY_MATCH = critical("rocksfilter_filter_may_match",
             FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, ADDRESS, SIZE_T));
-    /** Non-critical variant, kept for the benchmark's comparison only. */
-    static final MethodHandle FILTER_MAY_MATCH_NONCRITICAL = downcall("rocksfilter_filter_may_match",
-            FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, ADDRESS, SIZE_T));
     static final MethodHandle FILTER_MAY_MATCH_HASH = critical("rocksfilter_filter_may_match_hash",
             FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_LONG));
-    static final MethodHandle FILTER_MAY_MATCH_BATCH = downcall("rocksfilter_filter_may_match_batch",
-            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS, SIZE_T, ADDRESS));
     static final MethodHandle FILTER_MAY_MATCH_PACKED = critical("rocksfilter_filter_may_match_packed",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, SIZE_T, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
     static final MethodHandle FILTER_KIND = critical("rocksfilter_filter_kind",
@@ -173,8 +174,6 @@ final class Native {
 
     // ---- hashing, version ----
     static final MethodHandle HASH64 = critical("rocksfilter_hash64",
-            FunctionDescriptor.of(JAVA_LONG, ADDRESS, SIZE_T));
-    static final MethodHandle HASH64_NONCRITICAL = downcall("rocksfilter_hash64",
             FunctionDescriptor.of(JAVA_LONG, ADDRESS, SIZE_T));
     static final MethodHandle LEGACY_HASH32 = critical("rocksfilter_legacy_hash32",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, SIZE_T));
@@ -235,7 +234,12 @@ final class Native {
 
     // ---- helpers ----
 
-    private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+    /**
+     * A downcall handle for {@code name} in the loaded library; if the library did not load or lacks
+     * the symbol, a handle of the same type that throws the loading failure (handles created during
+     * this class's initialisation also put a missing symbol into the failure's message).
+     */
+    static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
         Optional<MemorySegment> sym = LIB == null ? Optional.empty() : LIB.find(name);
         if (sym.isEmpty()) {
             if (LIB != null) {
@@ -249,7 +253,8 @@ final class Native {
         return LINKER.downcallHandle(sym.get(), fd, options);
     }
 
-    private static MethodHandle critical(String name, FunctionDescriptor fd) {
+    /** {@link #downcall} with {@link Linker.Option#critical(boolean) critical(true)}. */
+    static MethodHandle critical(String name, FunctionDescriptor fd) {
         return downcall(name, fd, Linker.Option.critical(true));
     }
 
