@@ -162,6 +162,7 @@ public final class Filter implements AutoCloseable {
         long[] offsets = new long[chunk + 1];
         byte[] results = new byte[chunk];
         byte[] buf = new byte[0];
+        long[] err = new long[1];
         for (int start = 0; start < n; start += chunk) {
             int m = Math.min(chunk, n - start);
             long total = 0;
@@ -187,11 +188,14 @@ public final class Filter implements AutoCloseable {
                 offsets[i + 1] = pos;
             }
             MemorySegment f = ref.get();
+            err[0] = 0;
             try {
+                // errptr is a heap long[1] (a char * slot), as the call is critical: no native allocation.
                 int st = (int) Native.FILTER_MAY_MATCH_PACKED.invokeExact(f, MemorySegment.ofArray(buf), (long) pos,
-                        MemorySegment.ofArray(offsets), (long) m, MemorySegment.ofArray(results), MemorySegment.NULL);
+                        MemorySegment.ofArray(offsets), (long) m, MemorySegment.ofArray(results),
+                        MemorySegment.ofArray(err));
                 if (st != 0) {
-                    throw Native.exception(st, MemorySegment.NULL);
+                    throw Native.exception(st, MemorySegment.ofAddress(err[0]));
                 }
             } catch (Throwable t) {
                 throw Native.rethrow(t);
