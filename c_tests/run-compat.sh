@@ -1,24 +1,20 @@
 #!/bin/sh
-# Builds and runs the RocksDB compatibility test.
+# Builds and runs the RocksDB compatibility test (compat.c) through cargo:
 #
-#   c_tests/run-compat.sh [bloom|legacy|ribbon|all ...] [-v] [-k]   (default: all)
+#   c_tests/run-compat.sh [bloom|legacy|ribbon|prefix|all ...] [-v] [-k]   (default: all)
 #
-# Needs gcc/g++/make, librocksdb-dev (RocksDB 7.8.3) and cargo. The RocksDB
+# Needs gcc/g++, librocksdb-dev (RocksDB 7.8.3) and cargo. The RocksDB
 # 11.12 sources for the oracle are fetched by cargo (oracle/rocksdb-src.sh).
-# If the static library is missing it is built with `cargo build --release`.
-# Environment: TARGET_DIR (default <repo>/target/release), MAKE (default make).
+# The arguments reach compat.c's main through ROCKSFILTER_COMPAT_ARGS (see
+# tests/compat.rs); the build is c_tests/build.rs. Environment: CARGO
+# (default cargo).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-target_dir=${TARGET_DIR:-$root/target/release}
-make=${MAKE:-make}
+cargo=${CARGO:-cargo}
 
-if [ ! -f "$target_dir/librocksfilter.a" ]; then
-    echo "run-compat.sh: $target_dir/librocksfilter.a missing; running cargo build --release" >&2
-    (cd "$root" && cargo build --release)
-fi
-
-"$make" -C "$here" --no-print-directory TARGET_DIR="$target_dir" compat >&2
 [ $# -gt 0 ] || set -- all
-exec "$here/build/compat" "$@"
+cd "$root"
+ROCKSFILTER_C_TESTS_ROCKSDB=1 ROCKSFILTER_COMPAT_ARGS="$*" \
+    exec "$cargo" test --release --locked -p rocksfilter-c-tests --test compat -- --ignored --nocapture

@@ -176,9 +176,9 @@ int rdb_write_sst_prefix(const char *path, const keyset *ks, rdb_policy policy,
     int rc = 0;
     rocksdb_options_t *opts = rocksdb_options_create();
     rocksdb_block_based_table_options_t *bbto = rocksdb_block_based_options_create();
-    rocksdb_filterpolicy_t *fp = policy == RDB_RIBBON_HYBRID
-                                     ? rocksdb_filterpolicy_create_ribbon_hybrid(bpk, -1)
-                                     : rocksdb_filterpolicy_create_bloom_full(bpk);
+    rocksdb_filterpolicy_t *fp = policy == RDB_RIBBON_HYBRID ? rocksdb_filterpolicy_create_ribbon_hybrid(bpk, -1)
+                                 : policy == RDB_RIBBON      ? rocksdb_filterpolicy_create_ribbon(bpk)
+                                                             : rocksdb_filterpolicy_create_bloom_full(bpk);
     /* ownership of fp passes to bbto */
     rocksdb_block_based_options_set_filter_policy(bbto, fp);
     rocksdb_block_based_options_set_format_version(bbto, format_version);

@@ -56,6 +56,7 @@ static inline const uint8_t *keyset_key(const keyset *ks, size_t i) {
 typedef enum {
     RDB_BLOOM_FULL = 0,    /* rocksdb_filterpolicy_create_bloom_full(bpk) */
     RDB_RIBBON_HYBRID = 1, /* rocksdb_filterpolicy_create_ribbon_hybrid(bpk, -1) */
+    RDB_RIBBON = 2,        /* rocksdb_filterpolicy_create_ribbon(bpk) */
 } rdb_policy;
 
 /* Writes the (sorted, unique) keys with empty values into path using

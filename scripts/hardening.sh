@@ -125,7 +125,7 @@ step_asan() {
   local log="$LOGS/asan-rust-tests.log"
   RUSTFLAGS="-Zsanitizer=address" RUSTDOCFLAGS="-Zsanitizer=address" \
     ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1" \
-    cargo test --no-fail-fast --target "$HOST" --target-dir "$OUT/asan" --lib --tests >"$log" 2>&1
+    cargo test -p rocksfilter -p rocksfilter-cli --no-fail-fast --target "$HOST" --target-dir "$OUT/asan" --lib --tests --bins >"$log" 2>&1
   local rc=$?
   local reports; reports=$(grep -c 'ERROR: \(Address\|Leak\)Sanitizer' "$log")
   local failed; failed=$(sed -n 's/.* \([0-9]*\) failed;.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
@@ -144,7 +144,7 @@ step_c_asan() {
   say "C tests under ASan + UBSan"
   local t0; t0=$(date +%s)
   local tdir="$OUT/asan/$HOST/debug"
-  if ! RUSTFLAGS="-Zsanitizer=address" cargo build --target "$HOST" --target-dir "$OUT/asan" --lib \
+  if ! RUSTFLAGS="-Zsanitizer=address" cargo build -p rocksfilter --target "$HOST" --target-dir "$OUT/asan" --lib \
         >"$LOGS/c-asan-lib.log" 2>&1; then
     result "c asan+ubsan" 1 "ASan library build failed (see $LOGS/c-asan-lib.log)"; return
   fi
@@ -181,7 +181,7 @@ step_valgrind() {
     result valgrind 1 "valgrind not installed (apt-get install valgrind)"; return
   fi
   local t0; t0=$(date +%s)
-  if ! cargo build --target-dir "$OUT/plain" --lib >"$LOGS/valgrind-lib.log" 2>&1; then
+  if ! cargo build -p rocksfilter --target-dir "$OUT/plain" --lib >"$LOGS/valgrind-lib.log" 2>&1; then
     result valgrind 1 "library build failed (see $LOGS/valgrind-lib.log)"; return
   fi
   if ! c_api_build valgrind "$OUT/plain/debug" "-O1 -g -std=c11 -Wall -Wextra"; then
@@ -229,7 +229,7 @@ step_miri() {
   local limit=${MIRI_TIMEOUT:-420}
   # shellcheck disable=SC2086
   MIRIFLAGS="-Zmiri-disable-isolation" timeout "$limit" \
-    cargo +nightly miri test --target-dir "$OUT/miri" --lib -- $filter >"$log" 2>&1
+    cargo +nightly miri test -p rocksfilter --target-dir "$OUT/miri" --lib -- $filter >"$log" 2>&1
   local rc=$?
   local ub; ub=$(grep -c '^error: Undefined Behavior\|^error: memory leaked' "$log")
   local passed; passed=$(grep -c '\.\.\. ok$' "$log")
@@ -251,7 +251,7 @@ step_tsan() {
   local t0; t0=$(date +%s)
   local log="$LOGS/tsan.log"
   RUSTFLAGS="-Zsanitizer=thread" TSAN_OPTIONS="halt_on_error=1" \
-    cargo +nightly test -Zbuild-std --target "$HOST" --target-dir "$OUT/tsan" --test concurrency >"$log" 2>&1
+    cargo +nightly test -p rocksfilter -Zbuild-std --target "$HOST" --target-dir "$OUT/tsan" --test concurrency >"$log" 2>&1
   local rc=$?
   local races; races=$(grep -c 'WARNING: ThreadSanitizer' "$log")
   local findings=$(( races + (rc != 0 && races == 0) ))

@@ -5,9 +5,10 @@
 
 use crate::bloom::{fast_local, legacy};
 use crate::error::{Error, Result};
+use crate::format::METADATA_LEN;
 use crate::hash::chunks::Chunks;
 use crate::hash::{bloom_hash, hash64};
-use crate::policy::{BitsPerKey, Policy};
+use crate::policy::{BitsPerKey, Plan, Policy};
 use crate::ribbon;
 
 /// Hash entries with RocksDB's collapsing of adjacent duplicates.
@@ -119,10 +120,19 @@ impl FilterBuilder {
         Ok(FilterBuilder { policy, bits, state, deferred_error: None })
     }
 
+    /// The policy this builder writes.
     pub fn policy(&self) -> Policy {
         self.policy
     }
 
+    /// The sanitised bits/key setting.
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let b = FilterBuilder::new(Policy::Bloom, 0.7)?;
+    /// assert_eq!(b.bits_per_key().bits(), 1.0); // RocksDB raises it to 1
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn bits_per_key(&self) -> BitsPerKey {
         self.bits
     }
@@ -179,25 +189,29 @@ impl FilterBuilder {
         }
     }
 
-    /// Bytes `finish` would produce for `num_entries` entries.
+    /// The plan for `num_entries` entries of this builder's policy; Ribbon
+    /// sizes take entropy from the first entry added (0 before any).
+    fn plan(&self, num_entries: usize) -> Plan {
+        let first = match &self.state {
+            State::Xxph3(e) => e.hashes.first().unwrap_or(0),
+            State::Legacy(_) => 0,
+        };
+        Plan::new(self.policy, self.bits, num_entries, first)
+    }
+
+    /// Bytes `finish` would produce for `num_entries` entries (RocksDB's
+    /// `CalculateSpace`). Ribbon sizes depend on the first entry's hash by
+    /// up to 16 bytes: this uses the first key added so far (hash 0 before
+    /// any), so with all keys added it is exact.
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// assert_eq!(b.space_for(1000), 1280 + 5); // 10,000 bits in whole cache lines, and the trailer
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn space_for(&self, num_entries: usize) -> usize {
-        if num_entries == 0 {
-            return 0;
-        }
-        let millibits = self.bits.millibits();
-        match self.policy {
-            Policy::Bloom => fast_local::calculate_space(num_entries, millibits),
-            Policy::Ribbon => {
-                // Ribbon's column rounding takes entropy from the first hash.
-                let first = match &self.state {
-                    State::Xxph3(e) => e.hashes.first().unwrap_or(0),
-                    State::Legacy(_) => 0,
-                };
-                ribbon::calculate_space(num_entries, first, self.bits.desired_one_in_fp_rate(), millibits)
-                    .unwrap_or_else(|| fast_local::calculate_space(num_entries, millibits))
-            }
-            Policy::LegacyBloom => legacy::block_len(num_entries, self.bits.whole_bits()),
-        }
+        self.plan(num_entries).len()
     }
 
     /// Produces the filter block and empties the builder for reuse. No keys
@@ -213,7 +227,6 @@ impl FilterBuilder {
             self.reset();
             return Err(e);
         }
-        let millibits = self.bits.millibits();
         // The block is written all over (Bloom sets bits in every line at
         // useful bits/key; Ribbon back-substitutes every byte): map its pages
         // in one go rather than one page fault per page.
@@ -222,6 +235,7 @@ impl FilterBuilder {
             crate::mem::populate_write(block.as_mut_ptr(), len);
             Ok(block)
         };
+        let plan = self.plan(self.num_entries());
         Ok(Some(match &mut self.state {
             State::Xxph3(e) => {
                 let hashes = e.take();
@@ -229,22 +243,28 @@ impl FilterBuilder {
                     return Ok(None);
                 }
                 let parts = hashes.parts();
-                if self.policy == Policy::Ribbon {
-                    // RocksDB's Ribbon builder hands its entries to a Bloom
-                    // builder with the same millibits when Bloom is smaller,
-                    // above 950M entries, or when all 256 seeds fail.
-                    if let Some(solved) = ribbon::solve(&parts, self.bits.desired_one_in_fp_rate(), millibits) {
-                        // RocksDB's ResetEntries(): free the hashes before
-                        // the filter is allocated (lower peak memory).
-                        drop(parts);
-                        drop(hashes);
-                        let mut block = alloc(solved.len())?;
-                        ribbon::write_into(solved, &mut block);
-                        return Ok(Some(block));
-                    }
-                }
-                let mut block = alloc(fast_local::calculate_space(hashes.len(), millibits))?;
-                fast_local::build_into(&mut block, &parts, fast_local::choose_num_probes(millibits));
+                let plan = match plan {
+                    Plan::Ribbon(sizing) => match ribbon::solve(&parts, sizing) {
+                        Some(solved) => {
+                            // RocksDB's ResetEntries(): free the hashes before
+                            // the filter is allocated (lower peak memory).
+                            drop(parts);
+                            drop(hashes);
+                            let mut block = alloc(solved.len())?;
+                            ribbon::write_into(solved, &mut block);
+                            return Ok(Some(block));
+                        }
+                        // All 256 seeds failed: RocksDB hands the entries
+                        // to its Bloom builder (same millibits).
+                        None => Plan::bloom(self.bits, hashes.len()),
+                    },
+                    plan => plan,
+                };
+                let Plan::FastLocal(sizing) = plan else {
+                    return Err(Error::new(crate::ErrorKind::Internal, format!("64-bit hashes planned as {plan:?}")));
+                };
+                let mut block = alloc(sizing.len)?;
+                fast_local::build_into(&mut block, &parts, sizing.num_probes);
                 block
             }
             State::Legacy(e) => {
@@ -252,9 +272,11 @@ impl FilterBuilder {
                 if hashes.is_empty() {
                     return Ok(None);
                 }
-                let bits = self.bits.whole_bits();
-                let mut block = alloc(legacy::block_len(hashes.len(), bits))?;
-                legacy::build_into(&mut block, hashes.iter(), hashes.len(), bits);
+                let Plan::Legacy { len, whole_bits } = plan else {
+                    return Err(Error::new(crate::ErrorKind::Internal, format!("32-bit hashes planned as {plan:?}")));
+                };
+                let mut block = alloc(len)?;
+                legacy::build_into(&mut block, hashes.iter(), hashes.len(), whole_bits);
                 block
             }
         }))
@@ -273,35 +295,23 @@ impl FilterBuilder {
 /// Direct and parallel Bloom construction (beyond RocksDB's builder, same
 /// bytes).
 impl FilterBuilder {
-    /// RocksDB's own FP-rate estimate and filter size for `num_entries`
-    /// entries with this builder's policy and bits/key
-    /// (`CalculateSpace` + `EstimatedFpRate`). Ribbon sizes depend on the
-    /// first key's hash by up to 16 bytes; this assumes hash 0.
+    /// RocksDB's own filter size and FP-rate estimate for `num_entries`
+    /// entries with this builder's policy and bits/key (`CalculateSpace` +
+    /// `EstimatedFpRate`), from the same plan `finish` builds (so the same
+    /// first-key rule as [`space_for`](Self::space_for)).
     /// Returns `(bytes_with_trailer, estimated_fp_rate)`.
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// let (bytes, fp) = b.estimate(1_000_000);
+    /// assert_eq!(bytes, 1_250_048 + 5); // 10 million bits in whole cache lines, and the trailer
+    /// assert!((0.0095..0.0096).contains(&fp)); // about 1 in 105
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn estimate(&self, num_entries: usize) -> (usize, f64) {
-        if num_entries == 0 {
-            return (0, 0.0);
-        }
-        let millibits = self.bits.millibits();
-        let probes = fast_local::choose_num_probes(millibits);
-        let bloom = |n| {
-            let len = fast_local::calculate_space(n, millibits);
-            (len, fast_local::estimated_fp_rate(n, len, probes))
-        };
-        match self.policy {
-            Policy::Bloom => bloom(num_entries),
-            Policy::Ribbon => {
-                match ribbon::calculate_space(num_entries, 0, self.bits.desired_one_in_fp_rate(), millibits) {
-                    Some(len) => (len, ribbon::estimated_fp_rate(num_entries, len)),
-                    None => bloom(num_entries),
-                }
-            }
-            Policy::LegacyBloom => {
-                let len = self.space_for(num_entries);
-                let probes = legacy::choose_num_probes(self.bits.whole_bits());
-                (len, legacy::estimated_fp_rate(num_entries, len, probes))
-            }
-        }
+        let plan = self.plan(num_entries);
+        (plan.len(), plan.estimated_fp_rate(num_entries))
     }
 
     /// A FastLocalBloom block written directly from the keys, without
@@ -326,12 +336,10 @@ impl FilterBuilder {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let millibits = bits.millibits();
-        let probes = fast_local::choose_num_probes(millibits);
-        let len_with_metadata = fast_local::calculate_space(n, millibits);
+        let fast_local::Sizing { len: len_with_metadata, num_probes: probes } = fast_local::sizing(n, bits.millibits());
         let mut block = vec![0u8; len_with_metadata];
         crate::mem::populate_write(block.as_ptr(), block.len());
-        let len = len_with_metadata - fast_local::METADATA_LEN;
+        let len = len_with_metadata - METADATA_LEN;
         let mut prev: Option<u64> = None;
         let mut adjacent_duplicate = false;
         let mut seen = 0usize;
@@ -401,10 +409,8 @@ impl FilterBuilder {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let millibits = bits.millibits();
-        let probes = fast_local::choose_num_probes(millibits);
-        let len_with_metadata = fast_local::calculate_space(n, millibits);
-        let len = len_with_metadata - fast_local::METADATA_LEN;
+        let fast_local::Sizing { len: len_with_metadata, num_probes: probes } = fast_local::sizing(n, bits.millibits());
+        let len = len_with_metadata - METADATA_LEN;
         let mut block = vec![0u8; len_with_metadata];
         crate::mem::populate_write(block.as_ptr(), block.len());
         // Phase 2: disjoint line windows.

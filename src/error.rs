@@ -5,6 +5,7 @@ use std::fmt;
 
 /// What went wrong, in the categories of the C ABI's `rocksfilter_status`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The caller passed something unusable (bad bits/key, NULL, misuse).
     InvalidArgument,
@@ -42,9 +43,19 @@ pub struct Error {
 }
 
 impl Error {
+    /// An error of `kind` saying `message`.
+    ///
+    /// ```
+    /// use rocksfilter::{Error, ErrorKind};
+    /// let e = Error::new(ErrorKind::Corruption, "block at offset 4096: bad checksum");
+    /// assert_eq!(e.to_string(), "corruption: block at offset 4096: bad checksum");
+    /// assert_eq!(e.kind(), ErrorKind::Corruption);
+    /// assert_eq!(e.message(), "block at offset 4096: bad checksum");
+    /// ```
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error { kind, message: message.into() }
     }
+    /// The kind (the C status code it maps to).
     pub fn kind(&self) -> ErrorKind {
         self.kind
     }
@@ -63,4 +74,5 @@ impl Error {
     }
 }
 
+/// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,19 +1,8 @@
 //! Reading any built-in filter block as RocksDB does
 //! (`BuiltinFilterPolicy::GetBuiltinFilterBitsReader` in `filter_policy.cc`):
-//! the 5-byte trailer selects the implementation.
-//!
-//! ```text
-//!   0 +------------------------------+
-//!     | filter bits                  |
-//! len +------------------------------+
-//!     | marker: -1 FastLocalBloom,   |
-//!     |  -2 Ribbon, 0 / other < 0    |
-//!     |  reserved, 1..=127 legacy    |
-//!     |  Bloom num_probes            |
-//! len+1 +----------------------------+
-//!     | 4 bytes, meaning per marker  |
-//!     +------------------------------+
-//! ```
+//! the trailer's marker byte picks the format (see `format.rs`), the format
+//! decodes and validates its geometry and picks its query kernel for this
+//! CPU, once, at load.
 //!
 //! RocksDB trusts these bytes. We validate the geometry once, at load, so
 //! that queries are infallible and can never index outside the block.
@@ -22,25 +11,40 @@ use std::ops::Range;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use crate::bloom::fast_local::{FastLocalGeometry, METADATA_LEN};
-use crate::bloom::legacy::LegacyGeometry;
+use crate::arch;
+use crate::bloom::fast_local::{self, FastLocalGeometry};
+use crate::bloom::legacy::{self, LegacyGeometry};
 use crate::error::{Error, Result};
+use crate::format::{Format, METADATA_LEN};
 use crate::hash::{bloom_hash, hash64, hash64_inline};
-use crate::ribbon::RibbonGeometry;
+use crate::ribbon::{self, RibbonGeometry};
 
 /// What kind of filter a block holds (values match `rocksfilter_kind`).
+///
+/// ```
+/// use rocksfilter::{Filter, Kind};
+/// assert_eq!(Filter::new(&[])?.kind(), Kind::AlwaysFalse);
+/// assert_eq!(Kind::Standard128Ribbon.name(), "Standard128Ribbon");
+/// # Ok::<(), rocksfilter::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Kind {
     /// No keys: every query answers "absent" (blocks of 5 bytes or fewer).
     AlwaysFalse,
-    /// Reserved or future formats: every query answers "may match".
+    /// Reserved or future formats, or geometries RocksDB reads as "always
+    /// true": every query answers "may match".
     AlwaysTrue,
+    /// RocksDB's cache-local Bloom filter (format_version >= 5).
     FastLocalBloom,
+    /// RocksDB's Ribbon filter (`NewRibbonFilterPolicy`).
     Standard128Ribbon,
+    /// The Bloom filter of format_version < 5.
     LegacyBloom,
 }
 
 impl Kind {
+    /// The kind's name, as the C API's and the CLI's reports spell it.
     pub fn name(&self) -> &'static str {
         match self {
             Kind::AlwaysFalse => "always-false",
@@ -52,35 +56,91 @@ impl Kind {
     }
 }
 
+/// A loaded block's format and the kernel chosen for it on this CPU.
 #[derive(Clone, Copy, Debug)]
 enum Reader {
     AlwaysFalse,
     AlwaysTrue,
-    FastLocal(FastLocalGeometry),
-    Ribbon(RibbonGeometry),
-    Legacy(LegacyGeometry),
+    FastLocal(FastLocalGeometry, fast_local::Kernel),
+    Ribbon(RibbonGeometry, ribbon::Kernel),
+    Legacy(LegacyGeometry, legacy::Kernel),
 }
 
-/// The geometry of a loaded filter, for reports and tools.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FilterInfo {
-    pub kind: Kind,
-    /// Whole block length, trailer included.
-    pub bytes: usize,
-    /// Bloom kinds: probes per key; 0 otherwise.
-    pub num_probes: u32,
-    /// Legacy Bloom: number of cache lines; 0 otherwise.
-    pub num_lines: u32,
-    /// Legacy Bloom: cache-line size in bytes the block was written with; FastLocalBloom: 64.
-    pub line_bytes: u32,
-    /// Ribbon: number of 128-slot blocks; 0 otherwise.
-    pub num_blocks: u32,
-    /// Ribbon: hash seed (0..=255).
-    pub seed: u32,
-    /// Ribbon: columns (result bits) per slot in blocks before `upper_start_block`.
-    pub lower_num_columns: u32,
-    /// Ribbon: first block with `lower_num_columns + 1` columns.
-    pub upper_start_block: u32,
+/// The geometry of a loaded filter, per kind, for reports and tools.
+///
+/// ```
+/// use rocksfilter::{Filter, FilterBuilder, FilterInfo, Policy};
+/// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+/// b.add_key(b"k");
+/// let block = b.finish()?;
+/// match Filter::new(&block)?.info() {
+///     FilterInfo::FastLocalBloom { num_probes, num_lines, .. } => assert_eq!((num_probes, num_lines), (6, 1)),
+///     other => panic!("{other:?}"),
+/// }
+/// # Ok::<(), rocksfilter::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FilterInfo {
+    /// No keys.
+    AlwaysFalse,
+    /// Answers "may match" to everything.
+    AlwaysTrue,
+    /// FastLocalBloom: 64-byte cache lines.
+    #[non_exhaustive]
+    FastLocalBloom {
+        /// Probes per key (1 to 30).
+        num_probes: u32,
+        /// 64-byte cache lines in the bit array.
+        num_lines: u32,
+    },
+    /// Legacy Bloom.
+    #[non_exhaustive]
+    LegacyBloom {
+        /// Probes per key.
+        num_probes: u32,
+        /// Cache lines in the bit array.
+        num_lines: u32,
+        /// The cache-line size in bytes the block was written with (64 on
+        /// x86-64 and ARM, 128 on POWER).
+        line_bytes: u32,
+    },
+    /// Standard128Ribbon.
+    #[non_exhaustive]
+    Standard128Ribbon {
+        /// 128-slot blocks.
+        num_blocks: u32,
+        /// The hash seed (0..=255) the builder settled on.
+        seed: u8,
+        /// Solution columns (result bits) per slot in blocks before
+        /// `upper_start_block`; blocks from there on have one more.
+        lower_num_columns: u32,
+        /// First block with `lower_num_columns + 1` columns.
+        upper_start_block: u32,
+    },
+}
+
+impl FilterInfo {
+    /// The kind these details describe.
+    pub fn kind(&self) -> Kind {
+        match self {
+            FilterInfo::AlwaysFalse => Kind::AlwaysFalse,
+            FilterInfo::AlwaysTrue => Kind::AlwaysTrue,
+            FilterInfo::FastLocalBloom { .. } => Kind::FastLocalBloom,
+            FilterInfo::LegacyBloom { .. } => Kind::LegacyBloom,
+            FilterInfo::Standard128Ribbon { .. } => Kind::Standard128Ribbon,
+        }
+    }
+
+    /// Probes per key of the Bloom kinds; `None` for the others.
+    pub fn num_probes(&self) -> Option<u32> {
+        match *self {
+            FilterInfo::FastLocalBloom { num_probes, .. } | FilterInfo::LegacyBloom { num_probes, .. } => {
+                Some(num_probes)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Where a filter's bytes live. `Shared` lets filters inside a memory-mapped
@@ -195,9 +255,9 @@ unsafe extern "C" fn fast_local_hash_avx2<const LE8: bool>(f: &Filter<'_>, h: u6
         // SAFETY: selected only after detecting AVX2, and with LE8 only for
         // num_probes <= 8 (Query invariant); the geometry was parsed from
         // these bytes.
-        Reader::FastLocal(g) if LE8 => unsafe { g.may_match_hash_avx2_le8(f.as_bytes(), h) },
+        Reader::FastLocal(g, _) if LE8 => unsafe { g.may_match_hash_avx2_le8(f.as_bytes(), h) },
         // SAFETY: as above.
-        Reader::FastLocal(g) => unsafe { g.may_match_hash_avx2_nopanic(f.as_bytes(), h) },
+        Reader::FastLocal(g, _) => unsafe { g.may_match_hash_avx2_nopanic(f.as_bytes(), h) },
         // SAFETY: no feature requirement.
         _ => unsafe { generic_hash(f, h) },
     }
@@ -206,7 +266,7 @@ unsafe extern "C" fn fast_local_hash_avx2<const LE8: bool>(f: &Filter<'_>, h: u6
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe extern "C" fn fast_local_key_avx2<const LE8: bool>(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
-    if !matches!(f.reader, Reader::FastLocal(_)) {
+    if !matches!(f.reader, Reader::FastLocal(..)) {
         // SAFETY: the caller passes a slice's pointer and length.
         return unsafe { generic_key(f, key, len) };
     }
@@ -231,7 +291,7 @@ macro_rules! ribbon_query_fns {
                 // SAFETY: selected only after detecting these features
                 // (Query invariant). (The POPCNT query is a safe fn.)
                 #[allow(unused_unsafe)]
-                Reader::Ribbon(g) => unsafe { g.$query(f.as_bytes(), &g.prepare(h)) },
+                Reader::Ribbon(g, _) => unsafe { g.$query(f.as_bytes(), &g.prepare(h)) },
                 // SAFETY: no feature requirement.
                 _ => unsafe { generic_hash(f, h) },
             }
@@ -240,7 +300,7 @@ macro_rules! ribbon_query_fns {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $features)]
         unsafe extern "C" fn $key(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
-            if !matches!(f.reader, Reader::Ribbon(_)) {
+            if !matches!(f.reader, Reader::Ribbon(..)) {
                 // SAFETY: the caller passes a slice's pointer and length.
                 return unsafe { generic_key(f, key, len) };
             }
@@ -256,37 +316,25 @@ ribbon_query_fns!(ribbon_hash_popcnt, ribbon_key_popcnt, "popcnt", query_prepare
 ribbon_query_fns!(ribbon_hash_avx2, ribbon_key_avx2, "avx2,popcnt", query_prepared_avx2);
 
 impl Query {
+    /// The functions for the kernel the format chose at load.
     fn select(reader: &Reader) -> Query {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let cpu = crate::bloom::cpu::get();
-            match reader {
-                Reader::Ribbon(_)
-                    if cpu & crate::bloom::cpu::POPCNT != 0 && cpu & crate::bloom::cpu::AVX2 != 0 =>
-                {
-                    return Query { hash: ribbon_hash_avx2, key: ribbon_key_avx2 };
-                }
-                Reader::Ribbon(_) if cpu & crate::bloom::cpu::POPCNT != 0 => {
-                    return Query { hash: ribbon_hash_popcnt, key: ribbon_key_popcnt };
-                }
-                Reader::FastLocal(g) if cpu & crate::bloom::cpu::AVX2 != 0 => {
-                    return if g.num_probes <= 8 {
-                        Query { hash: fast_local_hash_avx2::<true>, key: fast_local_key_avx2::<true> }
-                    } else {
-                        Query { hash: fast_local_hash_avx2::<false>, key: fast_local_key_avx2::<false> }
-                    };
-                }
-                _ => {}
+        match *reader {
+            #[cfg(target_arch = "x86_64")]
+            Reader::Ribbon(_, ribbon::Kernel::Avx2) => Query { hash: ribbon_hash_avx2, key: ribbon_key_avx2 },
+            #[cfg(target_arch = "x86_64")]
+            Reader::Ribbon(_, ribbon::Kernel::Popcnt) => Query { hash: ribbon_hash_popcnt, key: ribbon_key_popcnt },
+            #[cfg(target_arch = "x86_64")]
+            Reader::FastLocal(_, fast_local::Kernel::Avx2Le8) => {
+                Query { hash: fast_local_hash_avx2::<true>, key: fast_local_key_avx2::<true> }
             }
+            #[cfg(target_arch = "x86_64")]
+            Reader::FastLocal(_, fast_local::Kernel::Avx2) => {
+                Query { hash: fast_local_hash_avx2::<false>, key: fast_local_key_avx2::<false> }
+            }
+            _ => Query { hash: generic_hash, key: generic_key },
         }
-        let _ = reader;
-        Query { hash: generic_hash, key: generic_key }
     }
 }
-
-/// Keys per pass of a batch query: enough to overlap memory latency, small
-/// enough for the stack.
-const BATCH: usize = 64;
 
 impl<'a> Filter<'a> {
     fn assemble(data: Bytes<'a>, reader: Reader) -> Filter<'a> {
@@ -340,61 +388,57 @@ impl<'a> Filter<'a> {
         unsafe { self.view.as_ref() }
     }
 
+    /// The kind of block loaded.
     pub fn kind(&self) -> Kind {
         match self.reader {
             Reader::AlwaysFalse => Kind::AlwaysFalse,
             Reader::AlwaysTrue => Kind::AlwaysTrue,
-            Reader::FastLocal(_) => Kind::FastLocalBloom,
-            Reader::Ribbon(_) => Kind::Standard128Ribbon,
-            Reader::Legacy(_) => Kind::LegacyBloom,
+            Reader::FastLocal(..) => Kind::FastLocalBloom,
+            Reader::Ribbon(..) => Kind::Standard128Ribbon,
+            Reader::Legacy(..) => Kind::LegacyBloom,
         }
     }
 
+    /// The block's geometry.
     pub fn info(&self) -> FilterInfo {
-        let mut info = FilterInfo {
-            kind: self.kind(),
-            bytes: self.as_bytes().len(),
-            num_probes: 0,
-            num_lines: 0,
-            line_bytes: 0,
-            num_blocks: 0,
-            seed: 0,
-            lower_num_columns: 0,
-            upper_start_block: 0,
-        };
         match self.reader {
-            Reader::FastLocal(g) => {
-                info.num_probes = g.num_probes;
-                info.line_bytes = 64;
-            }
-            Reader::Legacy(g) => {
-                info.num_probes = g.num_probes;
-                info.num_lines = g.num_lines;
-                info.line_bytes = 1 << g.log2_line_bytes;
-            }
-            Reader::Ribbon(g) => {
-                info.num_blocks = g.num_blocks;
-                info.seed = g.seed as u32;
-                info.lower_num_columns = g.upper_num_columns.saturating_sub(1);
-                info.upper_start_block = g.upper_start_block;
-            }
-            Reader::AlwaysFalse | Reader::AlwaysTrue => {}
+            Reader::AlwaysFalse => FilterInfo::AlwaysFalse,
+            Reader::AlwaysTrue => FilterInfo::AlwaysTrue,
+            Reader::FastLocal(g, _) => FilterInfo::FastLocalBloom { num_probes: g.num_probes, num_lines: g.lines },
+            Reader::Legacy(g, _) => FilterInfo::LegacyBloom {
+                num_probes: g.num_probes,
+                num_lines: g.num_lines,
+                line_bytes: 1 << g.log2_line_bytes,
+            },
+            Reader::Ribbon(g, _) => FilterInfo::Standard128Ribbon {
+                num_blocks: g.num_blocks,
+                seed: g.seed,
+                lower_num_columns: g.upper_num_columns.saturating_sub(1),
+                upper_start_block: g.upper_start_block,
+            },
         }
-        info
     }
 
-    /// RocksDB's estimate of this filter's FP rate if it holds `num_keys` keys.
+    /// RocksDB's estimate of this filter's FP rate if it holds `num_keys`
+    /// keys (its `EstimatedFpRate`).
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// for i in 0..1000u32 { b.add_key(&i.to_le_bytes()); }
+    /// let block = b.finish()?;
+    /// let fp = Filter::new(&block)?.estimated_fp_rate(1000);
+    /// assert!((0.008..0.009).contains(&fp)); // 1,280 bytes: 10.24 bits/key
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn estimated_fp_rate(&self, num_keys: usize) -> f64 {
+        let len = self.as_bytes().len();
         match self.reader {
             Reader::AlwaysFalse => 0.0,
             Reader::AlwaysTrue => 1.0,
-            Reader::FastLocal(g) => {
-                crate::bloom::fast_local::estimated_fp_rate(num_keys, self.as_bytes().len(), g.num_probes)
-            }
-            Reader::Legacy(g) => {
-                crate::bloom::legacy::estimated_fp_rate(num_keys, self.as_bytes().len(), g.num_probes)
-            }
-            Reader::Ribbon(_) => crate::ribbon::estimated_fp_rate(num_keys, self.as_bytes().len()),
+            Reader::FastLocal(g, _) => g.estimated_fp_rate(num_keys, len),
+            Reader::Legacy(g, _) => g.estimated_fp_rate(num_keys, len),
+            Reader::Ribbon(g, _) => g.estimated_fp_rate(num_keys, len),
         }
     }
 
@@ -412,9 +456,9 @@ impl<'a> Filter<'a> {
         match &self.reader {
             Reader::AlwaysFalse => false,
             Reader::AlwaysTrue => true,
-            Reader::FastLocal(g) => g.may_match_key(data, key),
-            Reader::Ribbon(g) => g.may_match_hash(data, hash64(key)),
-            Reader::Legacy(g) => g.may_match_hash(data, bloom_hash(key)),
+            Reader::FastLocal(g, _) => g.may_match_key(data, key),
+            Reader::Ribbon(g, _) => g.may_match_hash(data, hash64(key)),
+            Reader::Legacy(g, _) => g.may_match_hash(data, bloom_hash(key)),
         }
     }
 
@@ -432,9 +476,9 @@ impl<'a> Filter<'a> {
     fn may_match_hash_in(&self, data: &[u8], hash: u64) -> bool {
         match &self.reader {
             Reader::AlwaysFalse => false,
-            Reader::AlwaysTrue | Reader::Legacy(_) => true,
-            Reader::FastLocal(g) => g.may_match_hash(data, hash),
-            Reader::Ribbon(g) => g.may_match_hash(data, hash),
+            Reader::AlwaysTrue | Reader::Legacy(..) => true,
+            Reader::FastLocal(g, _) => g.may_match_hash(data, hash),
+            Reader::Ribbon(g, _) => g.may_match_hash(data, hash),
         }
     }
 
@@ -458,30 +502,19 @@ impl<'a> Filter<'a> {
         results: &mut [bool],
     ) {
         let data: &[u8] = self.as_bytes();
+        let results = &mut results[..n];
         match self.reader {
-            Reader::AlwaysFalse => results[..n].fill(false),
-            Reader::AlwaysTrue => results[..n].fill(true),
-            Reader::FastLocal(g) => g.may_match_batch(data, &key, &mut results[..n]),
-            Reader::Ribbon(g) => g.may_match_batch(data, &key, &mut results[..n]),
-            Reader::Legacy(g) => {
-                let mut hashes = [0u32; BATCH];
-                let mut offs = [0usize; BATCH];
-                for start in (0..n).step_by(BATCH) {
-                    let m = BATCH.min(n - start);
-                    for j in 0..m {
-                        hashes[j] = bloom_hash(key(start + j));
-                        offs[j] = g.prepare(data, hashes[j]);
-                    }
-                    for j in 0..m {
-                        results[start + j] = g.query_prepared(data, offs[j], hashes[j]);
-                    }
-                }
-            }
+            Reader::AlwaysFalse => results.fill(false),
+            Reader::AlwaysTrue => results.fill(true),
+            Reader::FastLocal(g, k) => g.may_match_batch(k, data, &key, results),
+            Reader::Ribbon(g, k) => g.may_match_batch(k, data, &key, results),
+            Reader::Legacy(g, k) => g.may_match_batch(k, data, &key, results),
         }
     }
 }
 
-/// Decodes and validates a block's trailer.
+/// Picks the format by the trailer's marker byte, decodes and validates the
+/// block, and picks the kernel for this CPU.
 fn parse(block: &[u8]) -> Result<Reader> {
     let total = block.len();
     if total <= METADATA_LEN {
@@ -493,48 +526,18 @@ fn parse(block: &[u8]) -> Result<Reader> {
             "filter block of {total} bytes exceeds the 4 GiB RocksDB can address (it stores lengths in 32 bits)"
         )));
     }
-    let len = total - METADATA_LEN;
-    let t = &block[len..];
-    match t[0] as i8 {
-        -1 => parse_fast_local(len, t),
-        -2 => match RibbonGeometry::parse(block) {
-            Ok(Some(g)) => Ok(Reader::Ribbon(g)),
-            // Fewer than 2 blocks: RocksDB reads it as "always true".
-            Ok(None) => Ok(Reader::AlwaysTrue),
-            Err(e) => Err(Error::corruption(e)),
-        },
-        probes @ 1..=127 => {
-            let num_lines = u32::from_le_bytes([t[1], t[2], t[3], t[4]]);
-            // A line count that does not divide the bit array into
-            // power-of-two lines (0 included) has no solution; RocksDB's
-            // GetBuiltinFilterBitsReader reads it as "always true".
-            Ok(LegacyGeometry::parse(len, probes as u32, num_lines).map_or(Reader::AlwaysTrue, Reader::Legacy))
-        }
+    /// A format's geometry with its kernel, or "always true".
+    fn load<G: Format>(block: &[u8], reader: fn(G, G::Kernel) -> Reader) -> Result<Reader> {
+        Ok(G::decode(block)?.map_or(Reader::AlwaysTrue, |g| reader(g, g.kernel(arch::features()))))
+    }
+    match block[total - METADATA_LEN] {
+        fast_local::MARKER => load(block, Reader::FastLocal),
+        ribbon::MARKER => load(block, Reader::Ribbon),
+        m if legacy::is_marker(m) => load(block, Reader::Legacy),
         // 0 probes, or a marker reserved for future implementations: RocksDB
         // answers "may match" to everything, which is always safe.
         _ => Ok(Reader::AlwaysTrue),
     }
-}
-
-/// The "newer Bloom" trailer: `[-1, sub_impl, block_and_probes, 0, 0]`.
-fn parse_fast_local(len: usize, t: &[u8]) -> Result<Reader> {
-    let sub_impl = t[1];
-    let block_and_probes = t[2];
-    let log2_block_bytes = ((block_and_probes >> 5) & 7) + 6;
-    let num_probes = (block_and_probes & 31) as u32;
-    let reserved = u16::from_le_bytes([t[3], t[4]]);
-    // Everything RocksDB reserves for the future reads as "always true".
-    if !(1..=30).contains(&num_probes) || reserved != 0 || sub_impl != 0 || log2_block_bytes != 6
-    {
-        return Ok(Reader::AlwaysTrue);
-    }
-    if len < 64 {
-        // Less than one 64-byte cache line: RocksDB's reader would probe a
-        // whole line past the end of the block (undefined there). No key can
-        // be ruled out safely, so: always true.
-        return Ok(Reader::AlwaysTrue);
-    }
-    Ok(Reader::FastLocal(FastLocalGeometry::new((len / 64) as u32, num_probes)))
 }
 
 #[cfg(test)]

@@ -19,11 +19,27 @@
 //!
 //! The C ABI (`include/rocksfilter.h`) is a thin layer over this API.
 
+#![warn(missing_docs)]
+
+mod arch;
 mod bloom;
 mod builder;
 mod error;
-pub mod ffi;
+/// The C ABI (`include/rocksfilter.h`): not part of the Rust API. The
+/// symbols are exported from the cdylib and staticlib; Rust code never
+/// needs the module (see [`internal_ffi`] for this crate's own tests).
+mod ffi;
+/// The C ABI's functions, for this crate's own tests and fuzz targets that
+/// call them from Rust (the `internal-ffi` feature). Not an API.
+/// (A second `mod ffi` declaration under `cfg` would make cbindgen, which
+/// ignores `cfg`, emit every declaration twice.)
+#[cfg(feature = "internal-ffi")]
+#[doc(hidden)]
+pub mod internal_ffi {
+    pub use crate::ffi::*;
+}
 mod filter;
+mod format;
 mod hash;
 mod mem;
 mod policy;
@@ -36,7 +52,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use filter::{Filter, FilterInfo, Kind};
 pub use hash::{bloom_hash, hash64};
 pub use policy::{BitsPerKey, Policy};
-pub use sst::{ChecksumType, Sst, SstFilter, SstOptions};
+pub use sst::{ChecksumType, Sst, SstFilter, SstFilterType, SstOptions};
 
 /// This library's version (the crate version).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,9 +1,12 @@
 //! RocksDB's filter policy rules (`BloomLikeFilterPolicy` in
 //! `table/block_based/filter_policy.cc`): how a `bits_per_key` double is
-//! sanitised, and the derived settings each filter format uses.
+//! sanitised, the settings each format derives from it, and [`Plan`]: which
+//! format and size a block for a given set of entries gets. Building, sizing
+//! and estimating all go through `Plan::new`, so they cannot disagree.
 
-use crate::bloom::{cache_local_fp_rate, choose_num_probes};
+use crate::bloom::{cache_local_fp_rate, choose_num_probes, fast_local, legacy};
 use crate::error::{Error, Result};
+use crate::ribbon;
 
 /// Which filter to build, as RocksDB's policies name them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -71,6 +74,82 @@ impl BitsPerKey {
     /// about 30% less space.
     pub fn desired_one_in_fp_rate(&self) -> f64 {
         1.0 / cache_local_fp_rate(self.bits, choose_num_probes(self.millibits), 512)
+    }
+}
+
+/// The format and size of the block for a set of entries: the one place
+/// where the policy's decisions are made (what RocksDB's builders decide in
+/// `CalculateSpace`, `CalculateSpaceAndSlots` and their Bloom fallbacks).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Plan {
+    /// No entries: the empty block (RocksDB's "always false" filter).
+    Empty,
+    /// FastLocalBloom of this size.
+    FastLocal(fast_local::Sizing),
+    /// Standard128Ribbon of this size.
+    Ribbon(ribbon::Sizing),
+    /// Legacy Bloom: `len` bytes at `whole_bits` bits/key.
+    Legacy { len: usize, whole_bits: u32 },
+}
+
+impl Plan {
+    /// The plan for `num_entries` entries (after RocksDB's de-duplication)
+    /// of which the first, in the order they were added, hashes to
+    /// `first_hash` (Ribbon's sizing takes entropy from it; any value gives
+    /// a size within 16 bytes of the real one).
+    pub(crate) fn new(policy: Policy, bits: BitsPerKey, num_entries: usize, first_hash: u64) -> Plan {
+        if num_entries == 0 {
+            return Plan::Empty;
+        }
+        match policy {
+            Policy::Bloom => Plan::bloom(bits, num_entries),
+            Policy::LegacyBloom => {
+                let whole_bits = bits.whole_bits();
+                Plan::Legacy { len: legacy::block_len(num_entries, whole_bits), whole_bits }
+            }
+            Policy::Ribbon => {
+                // RocksDB's Ribbon builder hands its entries to a Bloom
+                // builder with the same millibits above 950M entries, and
+                // for small filters (under 1024 slots, where Ribbon's fixed
+                // cost per 128-slot block dominates) when Bloom is smaller.
+                // (And when all 256 seeds fail: a build outcome, see
+                // FilterBuilder::finish_into.)
+                let bloom = Plan::bloom(bits, num_entries);
+                match ribbon::sizing(num_entries, first_hash, bits.desired_one_in_fp_rate()) {
+                    Some(r) if !(r.num_slots < 1024 && bloom.len() < r.len) => Plan::Ribbon(r),
+                    _ => bloom,
+                }
+            }
+        }
+    }
+
+    /// The FastLocalBloom plan at `bits` (also Ribbon's fallback, which
+    /// keeps the policy's millibits).
+    pub(crate) fn bloom(bits: BitsPerKey, num_entries: usize) -> Plan {
+        Plan::FastLocal(fast_local::sizing(num_entries, bits.millibits()))
+    }
+
+    /// Block length, trailer included (0 for no entries).
+    pub(crate) fn len(&self) -> usize {
+        match *self {
+            Plan::Empty => 0,
+            Plan::FastLocal(f) => f.len,
+            Plan::Legacy { len, .. } => len,
+            Plan::Ribbon(r) => r.len,
+        }
+    }
+
+    /// RocksDB's `EstimatedFpRate` for the planned block holding
+    /// `num_entries` entries.
+    pub(crate) fn estimated_fp_rate(&self, num_entries: usize) -> f64 {
+        match *self {
+            Plan::Empty => 0.0,
+            Plan::FastLocal(f) => fast_local::estimated_fp_rate(num_entries, f.len, f.num_probes),
+            Plan::Ribbon(r) => ribbon::estimated_fp_rate(num_entries, r.len),
+            Plan::Legacy { len, whole_bits } => {
+                legacy::estimated_fp_rate(num_entries, len, legacy::choose_num_probes(whole_bits))
+            }
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 //! The longer calibration (more trials, 1,000,000 keys) is
 //! `cargo test --release --test calibration -- --ignored --nocapture`.
 
-use rocksfilter::{Filter, FilterBuilder, Kind, Policy};
+use rocksfilter::{Filter, FilterBuilder, FilterInfo, Kind, Policy};
 
 struct Rng(u64);
 impl Rng {
@@ -37,7 +37,8 @@ fn first_seed_failure_rate(n: usize, trials: usize, rng: &mut Rng) -> f64 {
         let block = b.finish().unwrap();
         let f = Filter::new(&block).unwrap();
         assert_eq!(f.kind(), Kind::Standard128Ribbon);
-        if f.info().seed != (first & 255) as u32 {
+        let FilterInfo::Standard128Ribbon { seed, .. } = f.info() else { panic!("{:?}", f.info()) };
+        if u64::from(seed) != first & 255 {
             failed += 1;
         }
     }

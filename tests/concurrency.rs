@@ -10,7 +10,7 @@
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use rocksfilter::ffi::*;
+use rocksfilter::internal_ffi::*;
 use rocksfilter::{hash64, Filter, FilterBuilder, Policy, Sst, SstFilter};
 
 const QUERY_THREADS: usize = 16;

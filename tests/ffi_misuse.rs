@@ -1,4 +1,4 @@
-//! Misuse of the C ABI, called from Rust through `rocksfilter::ffi`: NULL
+//! Misuse of the C ABI, called from Rust through `rocksfilter::internal_ffi`: NULL
 //! handles and buffers, zero and huge lengths, NaN/infinite bits/key, unknown
 //! policies and flags, bad packed offsets, builder reuse, errptr NULL and
 //! not. Each call must return the status the header documents and touch
@@ -7,7 +7,7 @@
 use std::ffi::{c_char, CStr, CString};
 use std::ptr::{null, null_mut};
 
-use rocksfilter::ffi::*;
+use rocksfilter::internal_ffi::*;
 
 /// Takes the message out of an errptr slot (freeing it).
 fn take(err: &mut *mut c_char) -> Option<String> {
@@ -613,4 +613,87 @@ fn lengths_above_isize_max_are_refused_everywhere() {
         }
     }
     unsafe { rocksfilter_filter_free(f) };
+}
+
+/// The `_ex` calls: an errptr message on every failure, the `struct_size`
+/// protocol of `rocksfilter_filter_info_ex`, and a batch that reports misuse
+/// instead of failing open.
+#[test]
+fn ex_calls_report_misuse_with_messages() {
+    let block = bloom_block(&[b"apple", b"banana"]);
+    let f = load(&block);
+    let full = std::mem::size_of::<rocksfilter_filter_info_ex>();
+    unsafe {
+        // Full struct: every field, struct_size says how much.
+        let mut info = std::mem::zeroed::<rocksfilter_filter_info_ex>();
+        info.struct_size = full as u32;
+        let mut err = null_mut();
+        assert_eq!(rocksfilter_filter_get_info_ex(f, &mut info, &mut err), ROCKSFILTER_OK);
+        assert!(err.is_null());
+        assert_eq!(info.struct_size as usize, full);
+        assert_eq!((info.kind, info.bytes, info.num_probes, info.line_bytes), (ROCKSFILTER_KIND_FAST_LOCAL_BLOOM, block.len() as u64, 6, 64));
+        // Agrees with the fixed 0.1 struct.
+        let mut old = std::mem::zeroed::<rocksfilter_filter_info>();
+        assert_eq!(rocksfilter_filter_get_info(f, &mut old), ROCKSFILTER_OK);
+        assert_eq!((old.kind, old.bytes, old.num_probes, old.line_bytes), (info.kind, info.bytes, info.num_probes, info.line_bytes));
+        // An older, shorter caller (kind and bytes only): nothing past them is
+        // written, and struct_size reports the 16 bytes filled.
+        let mut buf = [0xa5u8; 64];
+        let p = buf.as_mut_ptr() as *mut rocksfilter_filter_info_ex;
+        (p as *mut u32).write(16);
+        assert_eq!(rocksfilter_filter_get_info_ex(f, p, null_mut()), ROCKSFILTER_OK);
+        assert_eq!((p as *const u32).read(), 16);
+        assert!(buf[16..].iter().all(|&b| b == 0xa5), "wrote past struct_size");
+        // A size that ends inside a field: only whole fields are written.
+        (p as *mut u32).write(13);
+        assert_eq!(rocksfilter_filter_get_info_ex(f, p, null_mut()), ROCKSFILTER_OK);
+        assert_eq!((p as *const u32).read(), 8);
+        // Too small, NULLs: INVALID_ARGUMENT with a message.
+        (p as *mut u32).write(4);
+        assert_eq!(rocksfilter_filter_get_info_ex(f, p, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert!(take(&mut err).unwrap().contains("struct_size is 4"));
+        assert_eq!(rocksfilter_filter_get_info_ex(null(), &mut info, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(take(&mut err).unwrap(), "invalid argument: filter is NULL");
+        assert_eq!(rocksfilter_filter_get_info_ex(f, null_mut(), &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert!(take(&mut err).is_some());
+
+        // data_ex
+        let (mut d, mut l) = (null(), 0usize);
+        assert_eq!(rocksfilter_filter_data_ex(f, &mut d, &mut l, &mut err), ROCKSFILTER_OK);
+        assert_eq!(std::slice::from_raw_parts(d, l), &block[..]);
+        assert_eq!(rocksfilter_filter_data_ex(f, null_mut(), &mut l, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert!(take(&mut err).unwrap().contains("data or len"));
+
+        // batch_ex: answers like the batch on good input ...
+        let keys: [&[u8]; 3] = [b"apple", b"banana", b"cherry"];
+        let ptrs: Vec<*const u8> = keys.iter().map(|k| k.as_ptr()).collect();
+        let lens: Vec<usize> = keys.iter().map(|k| k.len()).collect();
+        let mut got = [false; 3];
+        let mut want = [false; 3];
+        assert_eq!(rocksfilter_filter_may_match_batch_ex(f, ptrs.as_ptr(), lens.as_ptr(), 3, got.as_mut_ptr(), &mut err), ROCKSFILTER_OK);
+        rocksfilter_filter_may_match_batch(f, ptrs.as_ptr(), lens.as_ptr(), 3, want.as_mut_ptr());
+        assert_eq!(got, want);
+        assert!(got[0] && got[1]);
+        // ... and refuses a NULL key with a length, naming it, results untouched.
+        let bad = [ptrs[0], null(), ptrs[2]];
+        let mut untouched = [false; 3];
+        assert_eq!(rocksfilter_filter_may_match_batch_ex(f, bad.as_ptr(), lens.as_ptr(), 3, untouched.as_mut_ptr(), &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(take(&mut err).unwrap(), "invalid argument: keys[1] (with non-zero length) is NULL");
+        assert_eq!(untouched, [false; 3]);
+        let huge = [1usize, usize::MAX, 1];
+        assert_eq!(rocksfilter_filter_may_match_batch_ex(f, ptrs.as_ptr(), huge.as_ptr(), 3, untouched.as_mut_ptr(), &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert!(take(&mut err).unwrap().starts_with("invalid argument: keys[1]: length"));
+        for (ff, k, l, r) in [(null(), ptrs.as_ptr(), lens.as_ptr(), untouched.as_mut_ptr()), (f as *const _, null(), lens.as_ptr(), untouched.as_mut_ptr()), (f as *const _, ptrs.as_ptr(), null(), untouched.as_mut_ptr()), (f as *const _, ptrs.as_ptr(), lens.as_ptr(), null_mut())] {
+            assert_eq!(rocksfilter_filter_may_match_batch_ex(ff, k, l, 3, r, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+            assert!(take(&mut err).is_some());
+        }
+        // n == 0 is a no-op even with NULLs.
+        assert_eq!(rocksfilter_filter_may_match_batch_ex(null(), null(), null(), 0, null_mut(), &mut err), ROCKSFILTER_OK);
+        rocksfilter_filter_free(f);
+
+        // sst_get_properties_ex: NULLs with messages.
+        let mut props = std::mem::zeroed::<rocksfilter_sst_properties>();
+        assert_eq!(rocksfilter_sst_get_properties_ex(null(), &mut props, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(take(&mut err).unwrap(), "invalid argument: sst is NULL");
+    }
 }

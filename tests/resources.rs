@@ -57,6 +57,7 @@ fn hostile_files_open_in_bounded_memory() {
                 SstFilter::Full(_) => "full".to_string(),
                 SstFilter::Partitioned(p) => format!("{} partitions, {} distinct", p.len(), p.filters().len()),
                 SstFilter::Unsupported(w) => format!("not used: {w}"),
+                other => format!("{other:?}"),
             }
         );
         assert!(file.len() < 1_400_000, "{name}: the input should be about 1 MB, is {}", file.len());

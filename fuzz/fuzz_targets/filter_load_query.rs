@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocksfilter::ffi::*;
+use rocksfilter::internal_ffi::*;
 use rocksfilter::{ErrorKind, Filter};
 use rocksfilter_fuzz::{check_filter, probe_keys};
 

@@ -13,11 +13,19 @@
 //! remixes the high bits each round), i.e. a bit position 0..511 in the line.
 //! So a query touches exactly one cache line, whatever num_probes is.
 
-use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum, prefetch};
+use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
+use crate::arch::{prefetch, Features};
+use crate::error::Result;
+use crate::format::{Format, METADATA_LEN};
 
-/// Trailer length shared by all built-in filter formats (`kMetadataLen`).
-pub(crate) const METADATA_LEN: usize = 5;
+/// Trailer byte 0: -1, "newer Bloom implementations" (`kMetadataLen`'s
+/// first byte in `FastLocalBloomBitsBuilder::Finish`).
+pub(crate) const MARKER: u8 = 0xff;
+/// Trailer byte 1: sub-implementation 0, FastLocalBloom (others reserved).
+const SUB_IMPL: u8 = 0;
 const LINE: usize = 64;
+/// log2(LINE): the top 3 bits of trailer byte 2 hold `log2(line) - 6`.
+const LOG2_LINE: u8 = 6;
 /// Largest bit array RocksDB builds (`0xffffffc0` bytes, a multiple of 64
 /// that keeps `len` in 32 bits).
 const MAX_LEN: usize = 0xffff_ffc0;
@@ -51,6 +59,19 @@ pub fn calculate_space(num_entries: usize, millibits_per_key: u32) -> usize {
     let raw = ((num_entries as u128 * millibits_per_key as u128 + 7999) / 8000)
         .min(MAX_LEN as u128) as usize;
     ((raw + 63) & !63) + METADATA_LEN
+}
+
+/// A FastLocalBloom block's size and probe count for a number of entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sizing {
+    /// Block length, trailer included.
+    pub(crate) len: usize,
+    pub(crate) num_probes: u32,
+}
+
+/// What `FastLocalBloomBitsBuilder` sizes `num_entries` (>= 1) entries at.
+pub(crate) fn sizing(num_entries: usize, millibits_per_key: u32) -> Sizing {
+    Sizing { len: calculate_space(num_entries, millibits_per_key), num_probes: choose_num_probes(millibits_per_key) }
 }
 
 /// RocksDB's `FastLocalBloomImpl::EstimatedFpRate` for a built filter:
@@ -217,7 +238,7 @@ fn line_at(data: &[u8], off: usize) -> &[u8; LINE] {
 /// [`calculate_space`]), trailer included.
 pub(crate) fn build_into(block: &mut [u8], parts: &[&[u64]], num_probes: u32) {
     #[cfg(target_arch = "x86_64")]
-    if super::cpu::get() & super::cpu::BMI2 != 0 {
+    if crate::arch::features().bmi2() {
         // SAFETY: BMI2 was detected.
         return unsafe { build_into_bmi2(block, parts, num_probes) };
     }
@@ -262,14 +283,33 @@ fn build_into_impl<const P: u32>(block: &mut [u8], parts: &[&[u64]], num_probes:
     write_trailer(block, num_probes);
 }
 
-/// The 5-byte trailer after `block.len() - 5` bytes of bit array.
+/// The 5-byte trailer after `block.len() - 5` bytes of bit array:
+/// `[MARKER, SUB_IMPL, (log2(line) - 6) << 5 | num_probes, 0, 0]`.
 pub(crate) fn write_trailer(block: &mut [u8], num_probes: u32) {
     let len = block.len() - METADATA_LEN;
-    block[len] = 0xff; // -1: newer Bloom implementations
-    block[len + 1] = 0; // sub-implementation 0: FastLocalBloom
-    block[len + 2] = num_probes as u8; // top 3 bits 0: 64-byte lines
-    block[len + 3] = 0;
-    block[len + 4] = 0;
+    block[len..].copy_from_slice(&[MARKER, SUB_IMPL, ((LOG2_LINE - 6) << 5) | num_probes as u8, 0, 0]);
+}
+
+/// Decodes the trailer `[-1, sub_impl, block_and_probes, 0, 0]` as
+/// `GetBuiltinFilterBitsReader` does.
+fn decode(block: &[u8]) -> Option<FastLocalGeometry> {
+    let len = block.len() - METADATA_LEN;
+    let t = &block[len..];
+    let log2_line = ((t[2] >> 5) & 7) + 6;
+    let num_probes = u32::from(t[2] & 31);
+    let reserved = u16::from_le_bytes([t[3], t[4]]);
+    // Everything RocksDB reserves for the future reads as "always true".
+    if !(1..=30).contains(&num_probes) || reserved != 0 || t[1] != SUB_IMPL || log2_line != LOG2_LINE {
+        return None;
+    }
+    if len < LINE {
+        // Less than one 64-byte cache line: RocksDB's reader would probe a
+        // whole line past the end of the block (undefined there). No key can
+        // be ruled out safely, so: always true.
+        return None;
+    }
+    // At most u32::MAX / 64 lines: the reader refuses longer blocks first.
+    Some(FastLocalGeometry::new((len / LINE) as u32, num_probes))
 }
 
 /// Sets the probe bits of one hash in its line (the line's byte offset
@@ -435,45 +475,17 @@ impl FastLocalGeometry {
         (fast_range32(h as u32, self.lines) as usize) << 6
     }
 
-    /// The whole query for a key hash. With AVX2 (detected at run time) the
-    /// line offset and all probes run in one AVX2 function, as RocksDB's
-    /// `HashMayMatch` does when compiled with `-mavx2`. The dispatch is a
-    /// load, a compare and a tail call, so callers stay lean.
+    /// The whole query for a key hash, portable code (the AVX2 forms below
+    /// are picked at load by [`Format::kernel`]).
     #[inline(always)]
     pub fn may_match_hash(&self, data: &[u8], h: u64) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let f = super::cpu::cached();
-            if f & super::cpu::AVX2 != 0 {
-                // SAFETY: the AVX2 bit is only set after detecting AVX2.
-                return unsafe { self.may_match_hash_avx2(data, h) };
-            }
-            if f == 0 {
-                return self.may_match_hash_detect(data, h);
-            }
-        }
         self.may_match_hash_scalar(data, h)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn may_match_hash_detect(&self, data: &[u8], h: u64) -> bool {
-        super::cpu::detect();
-        self.may_match_hash(data, h)
     }
 
     #[inline(always)]
     fn may_match_hash_scalar(&self, data: &[u8], h: u64) -> bool {
         let off = self.line_offset(h);
         line_matches_scalar(line_at(data, off), (h >> 32) as u32, self.num_probes)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[inline(never)]
-    unsafe fn may_match_hash_avx2(&self, data: &[u8], h: u64) -> bool {
-        // SAFETY: the caller checked AVX2.
-        unsafe { self.may_match_hash_avx2_nopanic(data, h) }
     }
 
     /// For callers that are themselves AVX2 functions (inlined there), with
@@ -533,46 +545,12 @@ impl FastLocalGeometry {
         _mm256_testc_si256(values, mask) != 0
     }
 
-    /// Hashes `key` and queries, in one function compiled for AVX2 when the
-    /// CPU has it.
+    /// Hashes `key` and queries, portable code.
     #[inline(always)]
     pub fn may_match_key(&self, data: &[u8], key: &[u8]) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let f = super::cpu::cached();
-            if f & super::cpu::AVX2 != 0 {
-                // SAFETY: the AVX2 bit is only set after detecting AVX2.
-                return unsafe { self.may_match_key_avx2(data, key) };
-            }
-            if f == 0 {
-                return self.may_match_key_detect(data, key);
-            }
-        }
-        self.may_match_key_scalar(data, key)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn may_match_key_detect(&self, data: &[u8], key: &[u8]) -> bool {
-        super::cpu::detect();
-        self.may_match_key(data, key)
-    }
-
-    #[inline(always)]
-    fn may_match_key_scalar(&self, data: &[u8], key: &[u8]) -> bool {
         let h = crate::hash::hash64(key);
         let off = self.line_offset(h);
         line_matches_scalar(line_at(data, off), (h >> 32) as u32, self.num_probes)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[inline(never)]
-    unsafe fn may_match_key_avx2(&self, data: &[u8], key: &[u8]) -> bool {
-        let h = crate::hash::hash64(key);
-        let off = self.line_offset(h);
-        // SAFETY: the caller checked AVX2.
-        unsafe { line_matches_avx2(line_at(data, off), (h >> 32) as u32, self.num_probes) }
     }
 
     /// First half of a two-pass batch query: the line offset (prefetched).
@@ -583,20 +561,6 @@ impl FastLocalGeometry {
         off
     }
 
-    /// Two-pass batch query (RocksDB's `MayMatch(num_keys, keys, ...)`):
-    /// hash every key and prefetch its line, then probe. `results.len()`
-    /// keys, `key(i)` gives key i. One feature dispatch per call.
-    #[inline]
-    pub fn may_match_batch<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if super::cpu::get() & super::cpu::AVX2 != 0 {
-                // SAFETY: the AVX2 bit is only set after detecting AVX2.
-                return unsafe { self.may_match_batch_avx2(data, key, results) };
-            }
-        }
-        self.may_match_batch_impl::<false>(data, key, results)
-    }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
@@ -652,6 +616,50 @@ impl FastLocalGeometry {
                 };
             }
         }
+    }
+}
+
+/// FastLocalBloom's query kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// AVX2, at most 8 probes: one round, no loop (RocksDB's defaults up to
+    /// ~14 bits/key).
+    Avx2Le8,
+    /// AVX2, any probe count: rounds of 8.
+    Avx2,
+    /// Portable code.
+    Portable,
+}
+
+impl Format for FastLocalGeometry {
+    type Kernel = Kernel;
+
+    fn decode(block: &[u8]) -> Result<Option<Self>> {
+        Ok(decode(block))
+    }
+
+    fn estimated_fp_rate(&self, num_keys: usize, block_len: usize) -> f64 {
+        estimated_fp_rate(num_keys, block_len, self.num_probes)
+    }
+
+    fn kernel(&self, features: Features) -> Kernel {
+        match (cfg!(target_arch = "x86_64") && features.avx2(), self.num_probes <= 8) {
+            (true, true) => Kernel::Avx2Le8,
+            (true, false) => Kernel::Avx2,
+            (false, _) => Kernel::Portable,
+        }
+    }
+
+    /// Two-pass batch query (RocksDB's `MayMatch(num_keys, keys, ...)`):
+    /// hash every key and prefetch its line, then probe.
+    fn may_match_batch<'k>(&self, kernel: Kernel, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        #[cfg(target_arch = "x86_64")]
+        if kernel != Kernel::Portable {
+            // SAFETY: AVX2 kernels are chosen only when AVX2 was detected.
+            return unsafe { self.may_match_batch_avx2(data, key, results) };
+        }
+        let _ = kernel;
+        self.may_match_batch_impl::<false>(data, key, results)
     }
 }
 

@@ -12,8 +12,10 @@
 //! reader infers the cache-line size from `len / num_lines`, so blocks written
 //! on a platform with 128-byte lines (e.g. POWER) read correctly anywhere.
 
-use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum, prefetch};
-use crate::bloom::fast_local::METADATA_LEN;
+use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
+use crate::arch::{prefetch, Features};
+use crate::error::Result;
+use crate::format::{Format, METADATA_LEN};
 
 /// The builder always writes 64-byte lines (x86_64 and aarch64 RocksDB).
 const LOG2_LINE_BYTES: u32 = 6;
@@ -73,8 +75,19 @@ pub(crate) fn build_into(block: &mut [u8], hashes: impl Iterator<Item = u32>, co
             h = h.wrapping_add(delta);
         }
     }
-    block[len] = num_probes as u8;
-    block[len + 1..].copy_from_slice(&num_lines.to_le_bytes());
+    encode_trailer(&mut block[len..], num_probes, num_lines);
+}
+
+/// The trailer: `[num_probes, num_lines as u32 LE]` (the probe count, 1 to
+/// 30 as written, doubles as the marker: any of 1..=127 selects this format).
+fn encode_trailer(t: &mut [u8], num_probes: u32, num_lines: u32) {
+    t[0] = num_probes as u8;
+    t[1..METADATA_LEN].copy_from_slice(&num_lines.to_le_bytes());
+}
+
+/// Is `marker` (a trailer's first byte) a legacy Bloom block's?
+pub(crate) fn is_marker(marker: u8) -> bool {
+    (1..=127).contains(&marker)
 }
 
 /// Validated geometry of a legacy Bloom block.
@@ -90,8 +103,8 @@ impl LegacyGeometry {
     /// Decodes `num_lines` against the bit-array length as RocksDB's
     /// `GetBuiltinFilterBitsReader` does, inferring a non-native line size.
     /// Returns a description of the mismatch when no power-of-two line size
-    /// fits (RocksDB would answer "always true"; we report corruption).
-    pub fn parse(len: usize, num_probes: u32, num_lines: u32) -> Result<Self, String> {
+    /// fits (RocksDB then reads the block as "always true").
+    pub fn parse(len: usize, num_probes: u32, num_lines: u32) -> std::result::Result<Self, String> {
         let len = len as u64;
         let lines = num_lines as u64;
         if lines == 0 || len % lines != 0 {
@@ -152,6 +165,50 @@ impl LegacyGeometry {
             h = h.wrapping_add(delta);
         }
         true
+    }
+}
+
+/// The legacy filter has one query kernel: its probes are serial (each
+/// depends on the last), so no extension speeds them up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Kernel;
+
+impl Format for LegacyGeometry {
+    type Kernel = Kernel;
+
+    fn decode(block: &[u8]) -> Result<Option<Self>> {
+        let len = block.len() - METADATA_LEN;
+        let t = &block[len..];
+        let num_lines = u32::from_le_bytes([t[1], t[2], t[3], t[4]]);
+        // A line count that does not divide the bit array into power-of-two
+        // lines (0 included) has no solution; RocksDB's
+        // GetBuiltinFilterBitsReader reads it as "always true".
+        Ok(LegacyGeometry::parse(len, u32::from(t[0]), num_lines).ok())
+    }
+
+    fn estimated_fp_rate(&self, num_keys: usize, block_len: usize) -> f64 {
+        estimated_fp_rate(num_keys, block_len, self.num_probes)
+    }
+
+    fn kernel(&self, _: Features) -> Kernel {
+        Kernel
+    }
+
+    fn may_match_batch<'k>(&self, _: Kernel, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        const BATCH: usize = 64;
+        let mut hashes = [0u32; BATCH];
+        let mut offs = [0usize; BATCH];
+        let n = results.len();
+        for start in (0..n).step_by(BATCH) {
+            let m = BATCH.min(n - start);
+            for j in 0..m {
+                hashes[j] = crate::hash::bloom_hash(key(start + j));
+                offs[j] = self.prepare(data, hashes[j]);
+            }
+            for j in 0..m {
+                results[start + j] = self.query_prepared(data, offs[j], hashes[j]);
+            }
+        }
     }
 }
 

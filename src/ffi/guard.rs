@@ -71,8 +71,12 @@ pub(crate) unsafe fn guard_out<T>(
     })
 }
 
-/// Stores a newly allocated copy of the message in `*errptr` (RocksDB's C
-/// API convention). A previous non-NULL value is overwritten, not freed.
+/// Stores a newly allocated copy of the message in `*errptr`. Unlike
+/// RocksDB's C API (`SaveError` in `db/c.cc` frees a message already
+/// there), a previous non-NULL value is overwritten, not freed: it may be
+/// the caller's own pointer, so freeing it could be a double free. Callers
+/// pass the address of a NULL `char *` (the header says so) or free the old
+/// message first; a message left there and overwritten is leaked.
 pub(crate) fn set_error(errptr: *mut *mut c_char, e: &Error) {
     if errptr.is_null() {
         return;

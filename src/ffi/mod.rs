@@ -17,7 +17,7 @@ use std::ptr;
 
 use guard::{guard, guard_out, guard_status};
 
-use crate::{Error, ErrorKind, Filter, FilterBuilder, Kind, Policy};
+use crate::{Error, ErrorKind, Filter, FilterBuilder, FilterInfo, Kind, Policy};
 
 /// Status code (declared as a C enum in the header).
 pub type rocksfilter_status = u32;
@@ -100,6 +100,44 @@ pub struct rocksfilter_filter_info {
     pub lower_num_columns: u32,
     /// Ribbon: first block with `lower_num_columns + 1` columns.
     pub upper_start_block: u32,
+}
+
+/// Geometry of a loaded filter, filled by `rocksfilter_filter_get_info_ex`.
+/// Unlike `rocksfilter_filter_info`, this struct can grow: fields are only
+/// ever added at the end, and the caller says how many bytes it has.
+///
+/// Before the call, set `struct_size = sizeof(rocksfilter_filter_info_ex)`
+/// (as the caller's header declares it). The library fills at most that many
+/// bytes (whole fields only) and sets `struct_size` to the number it filled,
+/// so a program compiled against an older, shorter header keeps working with
+/// a newer library, and a newer program can tell which fields an older
+/// library filled.
+#[repr(C)]
+pub struct rocksfilter_filter_info_ex {
+    /// In: bytes the caller provides. Out: bytes the library filled.
+    pub struct_size: u32,
+    /// A `rocksfilter_kind` value.
+    pub kind: u32,
+    /// Whole block length in bytes, its 5-byte trailer included.
+    pub bytes: u64,
+    /// Bloom kinds: probes per key. 0 for other kinds.
+    pub num_probes: u32,
+    /// Legacy Bloom: number of cache lines. 0 for other kinds.
+    pub num_lines: u32,
+    /// Legacy Bloom: the cache-line size the block was written with;
+    /// FastLocalBloom: 64. 0 for other kinds.
+    pub line_bytes: u32,
+    /// Ribbon: number of 128-slot blocks. 0 for other kinds.
+    pub num_blocks: u32,
+    /// Ribbon: the hash seed (0..=255) the builder settled on.
+    pub seed: u32,
+    /// Ribbon: solution columns per slot in blocks before
+    /// `upper_start_block`; blocks from there on have one more.
+    pub lower_num_columns: u32,
+    /// Ribbon: first block with `lower_num_columns + 1` columns.
+    pub upper_start_block: u32,
+    /// Always 0 (keeps the size a multiple of 8).
+    pub reserved: u32,
 }
 
 /// Why a (pointer, length) pair from C cannot be read.
@@ -476,9 +514,11 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_hash(f: *const rocksfilter
 /// Batch query: results[i] answers keys[i] (lens[i] bytes), for i < n.
 /// Hashes and prefetches ahead of probing (RocksDB's MultiGet style), so it
 /// is faster per key than a loop of single queries on large filters.
-/// Answers true for every key when the filter, keys or lens is NULL, and for
-/// a NULL keys[i] with non-zero lens[i] (or lens[i] above PTRDIFF_MAX). No-op when results is NULL or n is
-/// larger than any array of pointers can be.
+/// Fails open: answers true for every key when the filter, keys or lens is
+/// NULL, and for a NULL keys[i] with non-zero lens[i] (or lens[i] above
+/// PTRDIFF_MAX). No-op when results is NULL or n is larger than any array of
+/// pointers can be. rocksfilter_filter_may_match_batch_ex() reports these
+/// misuses as a status instead.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
     f: *const rocksfilter_filter,
@@ -522,6 +562,52 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
                 }
             }
         }
+    })
+}
+
+/// rocksfilter_filter_may_match_batch() that reports misuse instead of
+/// failing open: ROCKSFILTER_INVALID_ARGUMENT (results untouched, a message
+/// in `*errptr` naming the argument or the index i) for a NULL filter, keys,
+/// lens or results when n > 0, a NULL keys[i] with non-zero lens[i], or a
+/// lens[i] above PTRDIFF_MAX. Every key is checked before any is queried.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_may_match_batch_ex(
+    f: *const rocksfilter_filter,
+    keys: *const *const u8,
+    lens: *const usize,
+    n: usize,
+    results: *mut bool,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: header contract: f is NULL or live.
+        let f = unsafe { filter_ref(f) }.ok_or_else(|| null_arg("filter"))?;
+        if keys.is_null() || lens.is_null() || results.is_null() {
+            return Err(null_arg("keys, lens or results"));
+        }
+        if n > isize::MAX as usize / std::mem::size_of::<usize>() {
+            return Err(Error::invalid(format!("n = {n} keys: more than any array of pointers can hold")));
+        }
+        // SAFETY: header contract: keys and lens readable for n elements,
+        // results writable for n bools.
+        let (keys, lens, results) = unsafe {
+            (
+                std::slice::from_raw_parts(keys, n),
+                std::slice::from_raw_parts(lens, n),
+                std::slice::from_raw_parts_mut(results, n),
+            )
+        };
+        for i in 0..n {
+            // SAFETY: header contract: keys[i] readable for lens[i] bytes.
+            unsafe { bytes(keys[i], lens[i]) }.map_err(|e| e.error(&format!("keys[{i}]")))?;
+        }
+        // SAFETY: as above; every pair was checked just now.
+        let key = |i: usize| unsafe { bytes(keys[i], lens[i]) }.unwrap_or(&[]);
+        f.may_match_indexed(n, key, results);
+        Ok(())
     })
 }
 
@@ -589,8 +675,34 @@ pub unsafe extern "C" fn rocksfilter_filter_kind(f: *const rocksfilter_filter) -
     })
 }
 
+/// The filter's geometry in the fixed (version 0.1) struct.
+fn info_of(f: &Filter<'_>) -> rocksfilter_filter_info {
+    let (probes, lines, line_bytes, blocks, seed, lower, upper) = match f.info() {
+        FilterInfo::FastLocalBloom { num_probes, .. } => (num_probes, 0, 64, 0, 0, 0, 0),
+        FilterInfo::LegacyBloom { num_probes, num_lines, line_bytes, .. } => {
+            (num_probes, num_lines, line_bytes, 0, 0, 0, 0)
+        }
+        FilterInfo::Standard128Ribbon { num_blocks, seed, lower_num_columns, upper_start_block, .. } => {
+            (0, 0, 0, num_blocks, u32::from(seed), lower_num_columns, upper_start_block)
+        }
+        _ => (0, 0, 0, 0, 0, 0, 0),
+    };
+    rocksfilter_filter_info {
+        kind: kind_code(f.kind()),
+        bytes: f.as_bytes().len() as u64,
+        num_probes: probes,
+        num_lines: lines,
+        line_bytes,
+        num_blocks: blocks,
+        seed,
+        lower_num_columns: lower,
+        upper_start_block: upper,
+    }
+}
+
 /// Fills `*out` with the filter's geometry. ROCKSFILTER_INVALID_ARGUMENT on
-/// NULL arguments.
+/// NULL arguments (no message: prefer rocksfilter_filter_get_info_ex(),
+/// which takes an errptr and a struct that can grow).
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_filter_get_info(
     f: *const rocksfilter_filter,
@@ -602,10 +714,36 @@ pub unsafe extern "C" fn rocksfilter_filter_get_info(
         if out.is_null() {
             return Err(null_arg("out"));
         }
-        let i = f.info();
-        let info = rocksfilter_filter_info {
-            kind: kind_code(i.kind),
-            bytes: i.bytes as u64,
+        // SAFETY: out is non-NULL and writable (contract).
+        unsafe { out.write(info_of(f)) };
+        Ok(())
+    })
+}
+
+/// Fills `*out` with the filter's geometry (see rocksfilter_filter_info_ex
+/// for the `struct_size` protocol). ROCKSFILTER_INVALID_ARGUMENT, with a
+/// message in `*errptr`, on NULL arguments or a `struct_size` smaller than
+/// the first two fields (8 bytes).
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_get_info_ex(
+    f: *const rocksfilter_filter,
+    out: *mut rocksfilter_filter_info_ex,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        // SAFETY: header contract: f is NULL or live.
+        let f = unsafe { filter_ref(f) }.ok_or_else(|| null_arg("filter"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: out is non-NULL, aligned and its first field readable
+        // (contract: at least struct_size bytes, which we check next).
+        let provided = unsafe { ptr::addr_of!((*out).struct_size).read() } as usize;
+        let i = info_of(f);
+        let full = rocksfilter_filter_info_ex {
+            struct_size: 0,
+            kind: i.kind,
+            bytes: i.bytes,
             num_probes: i.num_probes,
             num_lines: i.num_lines,
             line_bytes: i.line_bytes,
@@ -613,24 +751,83 @@ pub unsafe extern "C" fn rocksfilter_filter_get_info(
             seed: i.seed,
             lower_num_columns: i.lower_num_columns,
             upper_start_block: i.upper_start_block,
+            reserved: 0,
         };
-        // SAFETY: out is non-NULL and writable (contract).
-        unsafe { out.write(info) };
-        Ok(())
+        // SAFETY: out points to `provided` writable bytes (contract); the
+        // table lists the struct's field ends.
+        unsafe { write_sized(out, &full, provided, &INFO_EX_FIELD_ENDS) }
     })
 }
 
-/// Points `*data` at the filter's block bytes (its 5-byte metadata included) and stores
-/// their length in `*len`. The bytes are owned by the filter (or, for
-/// borrowed filters, the caller's buffer) and valid until it is freed.
-/// ROCKSFILTER_INVALID_ARGUMENT on NULL arguments.
+/// Where each field of `rocksfilter_filter_info_ex` ends: the only places a
+/// caller's shorter struct can end (`kind` is the least every version fills).
+const INFO_EX_FIELD_ENDS: [usize; 10] = {
+    use std::mem::{offset_of, size_of};
+    type T = rocksfilter_filter_info_ex;
+    [
+        offset_of!(T, kind) + 4,
+        offset_of!(T, bytes) + size_of::<u64>(),
+        offset_of!(T, num_probes) + 4,
+        offset_of!(T, num_lines) + 4,
+        offset_of!(T, line_bytes) + 4,
+        offset_of!(T, num_blocks) + 4,
+        offset_of!(T, seed) + 4,
+        offset_of!(T, lower_num_columns) + 4,
+        offset_of!(T, upper_start_block) + 4,
+        offset_of!(T, reserved) + 4,
+    ]
+};
+
+/// The `struct_size` protocol of the extensible structs: copies the leading
+/// fields of `value` that fit whole in the caller's `provided` bytes (`ends`
+/// lists where each field ends, ascending, the last being the struct's
+/// size), then stores the number of bytes copied in the leading `u32
+/// struct_size`. Fewer bytes than the first entry is INVALID_ARGUMENT.
+///
+/// # Safety
+/// `out` is non-NULL, aligned for `T` and writable for `provided` bytes; `T`
+/// is `repr(C)` and starts with a `u32`.
+unsafe fn write_sized<T>(out: *mut T, value: &T, provided: usize, ends: &[usize]) -> Result<(), Error> {
+    debug_assert_eq!(ends.last(), Some(&std::mem::size_of::<T>()));
+    let Some(&n) = ends.iter().rev().find(|&&e| e <= provided) else {
+        return Err(Error::invalid(format!(
+            "struct_size is {provided}, below the {} bytes every version fills: set it to the sizeof of the struct",
+            ends[0]
+        )));
+    };
+    // SAFETY: `value` is size_of::<T>() >= n readable bytes; `out` has
+    // `provided >= n` writable bytes (contract); the regions are distinct.
+    unsafe { ptr::copy_nonoverlapping((value as *const T).cast::<u8>(), out.cast::<u8>(), n) };
+    // SAFETY: n >= 4 (the first field ends after struct_size): the leading
+    // u32 lies inside the caller's bytes.
+    unsafe { out.cast::<u32>().write(n as u32) };
+    Ok(())
+}
+
+/// Points `*data` at the filter's block bytes (its 5-byte trailer included)
+/// and stores their length in `*len`. The bytes are owned by the filter (or,
+/// for borrowed filters, the caller's buffer) and valid until it is freed.
+/// ROCKSFILTER_INVALID_ARGUMENT on NULL arguments (no message: prefer
+/// rocksfilter_filter_data_ex()).
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_filter_data(
     f: *const rocksfilter_filter,
     data: *mut *const u8,
     len: *mut usize,
 ) -> rocksfilter_status {
-    guard_status(ptr::null_mut(), || {
+    // SAFETY: forwarded contract.
+    unsafe { rocksfilter_filter_data_ex(f, data, len, ptr::null_mut()) }
+}
+
+/// rocksfilter_filter_data() with a message in `*errptr` on failure.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_filter_data_ex(
+    f: *const rocksfilter_filter,
+    data: *mut *const u8,
+    len: *mut usize,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
         // SAFETY: header contract: f is NULL or live.
         let f = unsafe { filter_ref(f) }.ok_or_else(|| null_arg("filter"))?;
         if data.is_null() || len.is_null() {
@@ -698,4 +895,5 @@ pub extern "C" fn rocksfilter_version() -> *const c_char {
 
 // SST files come after the core calls in the header.
 mod sst;
+#[allow(unused_imports)] // used by the crate's tests through the internal-ffi feature
 pub use sst::*;

@@ -5,7 +5,7 @@ use std::ptr;
 
 use super::guard::{guard, guard_out, guard_status};
 use super::{bytes, null_arg, rocksfilter_filter, rocksfilter_status};
-use crate::sst::{Sst, SstFilter, SstOptions};
+use crate::sst::{Sst, SstFilter, SstFilterType, SstOptions};
 use crate::{Error, ErrorKind};
 
 /// Flag for rocksfilter_sst_open_opts(): do not verify block checksums.
@@ -265,22 +265,35 @@ pub unsafe extern "C" fn rocksfilter_sst_filter_type(s: *const rocksfilter_sst) 
 }
 
 fn filter_type(s: &Sst<'_>) -> u32 {
-    match s.filter() {
-        SstFilter::None => ROCKSFILTER_SST_FILTER_NONE,
-        SstFilter::Full(_) => ROCKSFILTER_SST_FILTER_FULL,
-        SstFilter::Partitioned(_) => ROCKSFILTER_SST_FILTER_PARTITIONED,
-        SstFilter::Unsupported(_) => ROCKSFILTER_SST_FILTER_UNSUPPORTED,
+    match s.filter().filter_type() {
+        SstFilterType::None => ROCKSFILTER_SST_FILTER_NONE,
+        SstFilterType::Full => ROCKSFILTER_SST_FILTER_FULL,
+        SstFilterType::Partitioned => ROCKSFILTER_SST_FILTER_PARTITIONED,
+        // And any type a later version adds that this ABI cannot name.
+        _ => ROCKSFILTER_SST_FILTER_UNSUPPORTED,
     }
 }
 
 /// Fills `*out` with the file's format and properties (strings owned by the
-/// handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs.
+/// handle). ROCKSFILTER_INVALID_ARGUMENT on NULLs (no message: prefer
+/// rocksfilter_sst_get_properties_ex()).
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_sst_get_properties(
     s: *const rocksfilter_sst,
     out: *mut rocksfilter_sst_properties,
 ) -> rocksfilter_status {
-    guard_status(ptr::null_mut(), || {
+    // SAFETY: forwarded contract.
+    unsafe { rocksfilter_sst_get_properties_ex(s, out, ptr::null_mut()) }
+}
+
+/// rocksfilter_sst_get_properties() with a message in `*errptr` on failure.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_get_properties_ex(
+    s: *const rocksfilter_sst,
+    out: *mut rocksfilter_sst_properties,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
         // SAFETY: header contract: s NULL or live.
         let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
         if out.is_null() {

@@ -193,7 +193,7 @@ fn scramble(acc: &mut [u64; ACC_NB]) {
 fn hash_long(input: &[u8]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
-        if crate::bloom::cpu::get() & crate::bloom::cpu::AVX2 != 0 {
+        if crate::arch::features().avx2() {
             // SAFETY: AVX2 was detected.
             return unsafe { hash_long_avx2(input) };
         }
@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn avx2_long_path_equals_scalar() {
         #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
+        if crate::arch::features().avx2() {
             let buf: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
             for len in 241..=buf.len() {
                 for start in [0usize, 1, 7] {

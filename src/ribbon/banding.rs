@@ -173,7 +173,7 @@ impl Banding {
     fn add_all(&mut self, hashes: &[&[u64]]) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("bmi1") {
+            if crate::arch::features().bmi1() {
                 // SAFETY: BMI1 (tzcnt) is available (checked just above).
                 return unsafe { self.add_all_bmi(hashes) };
             }
@@ -239,7 +239,7 @@ impl Banding {
     pub(crate) fn back_subst_into(&self, layout: &Layout, data: &mut [u8]) {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("popcnt") {
+            if crate::arch::features().popcnt() {
                 // SAFETY: POPCNT is available (checked just above).
                 return unsafe { self.back_subst_popcnt(layout, data) };
             }

@@ -44,99 +44,43 @@ mod tests;
 
 use config::{Layout, COEFF_BITS, SEGMENT_BYTES};
 
+use crate::arch::{prefetch, Features};
+use crate::error::{Error, Result};
+use crate::format::{Format, METADATA_LEN};
+
 /// `Standard128RibbonBitsBuilder::kMaxRibbonEntries`: above this RocksDB
 /// always uses the Bloom builder (keeps num_slots, bytes and the 24-bit
 /// num_blocks comfortably in range).
 pub const MAX_RIBBON_ENTRIES: usize = 950_000_000;
 
-/// `XXPH3FilterBitsBuilder::kMetadataLen`: the trailer length.
-pub const METADATA_LEN: usize = 5;
-
 /// Trailer byte 0 for Standard128 Ribbon (`-2` as `char`).
-pub const RIBBON_MARKER: u8 = 0xFE;
+pub(crate) const MARKER: u8 = 0xFE;
 
-/// Result of [`build`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg(test)]
-pub enum RibbonBuild {
-    /// The whole filter block, including the 5-byte trailer.
-    Ribbon(Vec<u8>),
-    /// RocksDB would hand the same entries to its FastLocalBloom builder.
-    FallBackToBloom,
+/// A Ribbon filter's size for a number of entries: what RocksDB's
+/// `Standard128RibbonBitsBuilder::CalculateSpaceAndSlots` computes. Whether
+/// RocksDB builds it or falls back to Bloom is the policy's decision
+/// (`policy::Plan`, which compares it with the Bloom size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sizing {
+    pub(crate) num_slots: u32,
+    /// Block length, trailer included.
+    pub(crate) len: usize,
 }
 
-/// Policy decision and geometry for `num_entries` (`CalculateSpaceAndSlots`).
-/// Returns `(num_slots, len_with_metadata)` for Ribbon, `None` for Bloom.
-fn space_and_slots(
-    num_entries: usize,
-    first_hash: u64,
-    desired_one_in_fp_rate: f64,
-    millibits_per_key: u32,
-) -> Option<(u32, usize)> {
+/// The Ribbon sizing for `num_entries` (>= 1) entries whose first hash
+/// (in the order RocksDB holds them) is `first_hash`, at
+/// `desired_one_in_fp_rate`; `None` above [`MAX_RIBBON_ENTRIES`].
+pub(crate) fn sizing(num_entries: usize, first_hash: u64, desired_one_in_fp_rate: f64) -> Option<Sizing> {
     if num_entries > MAX_RIBBON_ENTRIES {
         return None;
     }
     // The upper half of the first hash biases the rounding of the
     // b-1/b column split (see config::bytes_for_one_in_fp_rate); the lower
-    // half picks the first seed (see `build`). Independent bits for both.
+    // half picks the first seed (see `solve`). Independent bits for both.
     let rounding_bias32 = (first_hash >> 32) as u32;
     let num_slots = config::num_entries_to_num_slots(num_entries as u32);
-    let len_with_metadata =
-        config::bytes_for_one_in_fp_rate(num_slots, desired_one_in_fp_rate, rounding_bias32)
-            + METADATA_LEN;
-    // Small filters: a two-block Ribbon can be larger than the equivalent
-    // Bloom filter (Ribbon's fixed per-block cost dominates), so RocksDB
-    // takes whichever is smaller while num_slots < 1024.
-    if num_slots < 1024
-        && crate::bloom::fast_local_calculate_space(num_entries, millibits_per_key)
-            < len_with_metadata
-    {
-        return None;
-    }
-    Some((num_slots, len_with_metadata))
-}
-
-/// `Standard128RibbonBitsBuilder::CalculateSpace` restricted to the Ribbon
-/// decision: `Some(len_with_metadata)` when RocksDB would build a Ribbon
-/// filter of that size, `None` when it would use Bloom (too many entries, or
-/// a small filter where Bloom is smaller). `first_hash` is the first entry
-/// RocksDB would hold (it biases the column-split rounding, so sizes can
-/// differ by 16 bytes between key sets). `Some(0)` for zero entries, matching
-/// RocksDB's "always false" empty filter size. Does not allocate.
-pub fn calculate_space(
-    num_entries: usize,
-    first_hash: u64,
-    desired_one_in_fp_rate: f64,
-    millibits_per_key: u32,
-) -> Option<usize> {
-    if num_entries == 0 {
-        return Some(0);
-    }
-    space_and_slots(
-        num_entries,
-        first_hash,
-        desired_one_in_fp_rate,
-        millibits_per_key,
-    )
-    .map(|(_, len)| len)
-}
-
-/// What `Standard128RibbonBitsBuilder::Finish` produces for these entries
-/// (hash list exactly as RocksDB's builder would hold it, i.e. after its
-/// adjacent-duplicate suppression; later duplicates are harmless). `hashes`
-/// must be non-empty (RocksDB writes an "always false" filter for zero keys).
-/// `desired_one_in_fp_rate` and `millibits_per_key` come from the policy
-/// (`BloomLikeFilterPolicy`'s constructor).
-#[cfg(test)] // the builder uses solve/write directly
-pub fn build(hashes: &[u64], desired_one_in_fp_rate: f64, millibits_per_key: u32) -> RibbonBuild {
-    match solve(&[hashes], desired_one_in_fp_rate, millibits_per_key) {
-        Some(solved) => {
-            let mut block = vec![0u8; solved.len()];
-            write_into(solved, &mut block);
-            RibbonBuild::Ribbon(block)
-        }
-        None => RibbonBuild::FallBackToBloom,
-    }
+    let len = config::bytes_for_one_in_fp_rate(num_slots, desired_one_in_fp_rate, rounding_bias32) + METADATA_LEN;
+    Some(Sizing { num_slots, len })
 }
 
 /// A solved banding, ready for [`write`]. Splitting the build in two lets
@@ -149,20 +93,13 @@ pub(crate) struct Solved {
     len_with_metadata: usize,
 }
 
-/// Sizing and banding (`CalculateSpaceAndSlots`, `ResetAndFindSeedToSolve`)
-/// over the hashes given as consecutive parts. `None`: RocksDB would hand
-/// the same entries to its Bloom builder.
-pub(crate) fn solve(
-    parts: &[&[u64]],
-    desired_one_in_fp_rate: f64,
-    millibits_per_key: u32,
-) -> Option<Solved> {
-    // Not a Ribbon case when empty (RocksDB: FinishAlwaysFalse); the
-    // caller's empty-filter path (shared with Bloom) handles it.
+/// Banding (`ResetAndFindSeedToSolve`) of the hashes, given as consecutive
+/// parts, into a table of `sizing` (from [`sizing`] for these hashes).
+/// `None` when all 256 seeds fail: RocksDB then hands the same entries to
+/// its Bloom builder.
+pub(crate) fn solve(parts: &[&[u64]], sizing: Sizing) -> Option<Solved> {
     let first = parts.iter().find_map(|p| p.first().copied())?;
-    let n: usize = parts.iter().map(|p| p.len()).sum();
-    let (num_slots, len_with_metadata) =
-        space_and_slots(n, first, desired_one_in_fp_rate, millibits_per_key)?;
+    let Sizing { num_slots, len: len_with_metadata } = sizing;
     let mut banding = banding::Banding::new(num_slots);
     // None: "Too many re-seeds (256) for Ribbon filter". num_slots is sized
     // so one seed fails ~1 time in 20 (less for small filters), and seeds
@@ -193,7 +130,7 @@ pub(crate) fn write_into(s: Solved, block: &mut [u8]) {
     drop(banding);
     debug_assert!(num_blocks < 0x100_0000);
     let t = len_with_metadata - METADATA_LEN;
-    block[t] = RIBBON_MARKER;
+    block[t] = MARKER;
     block[t + 1] = seed as u8;
     block[t + 2..].copy_from_slice(&num_blocks.to_le_bytes()[..3]);
 }
@@ -329,7 +266,7 @@ impl RibbonGeometry {
         }
         let len = len_with_meta - METADATA_LEN;
         let t = &block[len..];
-        if t[0] != RIBBON_MARKER {
+        if t[0] != MARKER {
             return Err(format!(
                 "ribbon filter block: metadata at block offset {len}: expected marker 0xfe (-2), found {:#04x}",
                 t[0]
@@ -408,31 +345,19 @@ impl RibbonGeometry {
         }
     }
 
-    /// `InterleavedFilterQuery`. The 128-slot window from the start slot
-    /// covers the tail of the start block and (unless `start_bit == 0`) the
-    /// head of the next one, whose first `num_columns` segments immediately
-    /// follow the start block's. Returns `true` ("may match") if `data` is
-    /// too short for the prepared range, so it never panics.
+    /// `InterleavedFilterQuery`, portable code. The 128-slot window from the
+    /// start slot covers the tail of the start block and (unless
+    /// `start_bit == 0`) the head of the next one, whose first `num_columns`
+    /// segments immediately follow the start block's. Returns `true` ("may
+    /// match") if `data` is too short for the prepared range, so it never
+    /// panics.
     #[inline]
     pub fn query_prepared(&self, data: &[u8], p: &RibbonPrepared) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("popcnt") {
-                // SAFETY: POPCNT is available (checked just above).
-                return unsafe { self.query_prepared_popcnt(data, p) };
-            }
-        }
         self.query_prepared_impl(data, p)
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt")]
-    unsafe fn query_prepared_popcnt(&self, data: &[u8], p: &RibbonPrepared) -> bool {
-        self.query_prepared_impl(data, p)
-    }
-
-    /// [`Self::query_prepared`] for callers that already run with the
-    /// features they want (inlined into them).
+    /// [`Self::query_prepared`] inlined into callers compiled with the
+    /// features they want (POPCNT).
     #[inline(always)]
     pub(crate) fn query_prepared_inline(&self, data: &[u8], p: &RibbonPrepared) -> bool {
         self.query_prepared_impl(data, p)
@@ -536,27 +461,6 @@ impl RibbonGeometry {
         mismatch == 0
     }
 
-    /// Two-pass batch query (RocksDB's `Standard128RibbonBitsReader::
-    /// MayMatch(num_keys, ...)`): hash and prepare every key, prefetching
-    /// every cache line of its window (`PrefetchSegmentRange`), then probe.
-    /// `results.len()` keys, `key(i)` gives key i.
-    pub fn may_match_batch<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use crate::bloom::cpu;
-            let f = cpu::get();
-            if f & cpu::AVX2 != 0 && f & cpu::POPCNT != 0 {
-                // SAFETY: AVX2 and POPCNT were detected.
-                return unsafe { self.may_match_batch_avx2(data, key, results) };
-            }
-            if f & cpu::POPCNT != 0 {
-                // SAFETY: POPCNT was detected.
-                return unsafe { self.may_match_batch_popcnt(data, key, results) };
-            }
-        }
-        self.may_match_batch_impl::<false>(data, key, results)
-    }
-
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
     unsafe fn may_match_batch_avx2<'k>(&self, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
@@ -590,8 +494,8 @@ impl RibbonGeometry {
                 // lines in between). RocksDB's PrefetchSegmentRange issues
                 // every line: 4-5 per key x 32 keys overflow the core's
                 // miss queue and measured slower.
-                crate::bloom::prefetch(data, range.start);
-                crate::bloom::prefetch(data, range.end.saturating_sub(1));
+                prefetch(data, range.start);
+                prefetch(data, range.end.saturating_sub(1));
             }
             for (r, p) in results[start..start + m].iter_mut().zip(&prepared[..m]) {
                 *r = if AVX2 {
@@ -609,10 +513,59 @@ impl RibbonGeometry {
         }
     }
 
-    /// `Standard128RibbonBitsReader::HashMayMatch`. `data` is the block
-    /// without its trailer. Never panics and never reads outside `data`.
+    /// `Standard128RibbonBitsReader::HashMayMatch`, portable code. `data` is
+    /// the whole block (the trailer is never read: every window lies within
+    /// the geometry's segments). Never panics, never reads outside `data`.
     #[inline]
     pub fn may_match_hash(&self, data: &[u8], h: u64) -> bool {
         self.query_prepared(data, &self.prepare(h))
+    }
+}
+
+/// Standard128Ribbon's query kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// AVX2 and POPCNT: two columns per register.
+    Avx2,
+    /// POPCNT: one column per SSE2 register, hardware parity.
+    Popcnt,
+    /// Portable code.
+    Portable,
+}
+
+impl Format for RibbonGeometry {
+    type Kernel = Kernel;
+
+    fn decode(block: &[u8]) -> Result<Option<Self>> {
+        RibbonGeometry::parse(block).map_err(Error::corruption)
+    }
+
+    fn estimated_fp_rate(&self, num_keys: usize, block_len: usize) -> f64 {
+        estimated_fp_rate(num_keys, block_len)
+    }
+
+    fn kernel(&self, features: Features) -> Kernel {
+        if !cfg!(target_arch = "x86_64") || !features.popcnt() {
+            Kernel::Portable
+        } else if features.avx2() {
+            Kernel::Avx2
+        } else {
+            Kernel::Popcnt
+        }
+    }
+
+    /// Two-pass batch query (RocksDB's `Standard128RibbonBitsReader::
+    /// MayMatch(num_keys, ...)`): hash and prepare every key, prefetching
+    /// its window (`PrefetchSegmentRange`), then probe.
+    fn may_match_batch<'k>(&self, kernel: Kernel, data: &[u8], key: &impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: chosen only when AVX2 and POPCNT were detected.
+            Kernel::Avx2 => unsafe { self.may_match_batch_avx2(data, key, results) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: chosen only when POPCNT was detected.
+            Kernel::Popcnt => unsafe { self.may_match_batch_popcnt(data, key, results) },
+            _ => self.may_match_batch_impl::<false>(data, key, results),
+        }
     }
 }

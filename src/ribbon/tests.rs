@@ -4,6 +4,7 @@
 //! the output so a regression shows up without a C++ toolchain.
 
 use super::*;
+use crate::policy::{BitsPerKey, Plan, Policy};
 
 /// splitmix64: deterministic, dependency-free key hashes.
 struct Rng(u64);
@@ -20,21 +21,59 @@ impl Rng {
     }
 }
 
-/// `BloomLikeFilterPolicy`'s derivation of (desired_one_in_fp_rate,
-/// millibits_per_key) from bits_per_key (for bits_per_key in [1, 100)).
-fn policy(bits_per_key: f64) -> (f64, u32) {
-    let millibits = (bits_per_key * 1000.0 + 0.500001) as u32;
-    let fp = crate::bloom::cache_local_fp_rate(
-        bits_per_key,
-        crate::bloom::choose_num_probes(millibits),
-        512,
-    );
-    (1.0 / fp, millibits)
+/// What `Standard128RibbonBitsBuilder::Finish` produces for some hashes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum RibbonBuild {
+    /// The whole filter block, trailer included.
+    Ribbon(Vec<u8>),
+    /// RocksDB would hand the same entries to its FastLocalBloom builder.
+    FallBackToBloom,
+}
+
+/// The sanitised setting (the policy's derivation, not a copy of it).
+fn policy(bits_per_key: f64) -> BitsPerKey {
+    BitsPerKey::new(bits_per_key).unwrap()
+}
+
+/// What the builder does with these hashes: the policy's plan, then the
+/// banding (all seeds failing is a fallback too).
+fn build(hashes: &[u64], bits: BitsPerKey) -> RibbonBuild {
+    let Some(&first) = hashes.first() else { return RibbonBuild::FallBackToBloom };
+    match Plan::new(Policy::Ribbon, bits, hashes.len(), first) {
+        Plan::Ribbon(sizing) => solved_block(hashes, sizing),
+        _ => RibbonBuild::FallBackToBloom,
+    }
+}
+
+/// A Ribbon block at an arbitrary FP target, bypassing the policy.
+fn build_raw(hashes: &[u64], one_in: f64) -> RibbonBuild {
+    solved_block(hashes, sizing(hashes.len(), hashes[0], one_in).unwrap())
+}
+
+fn solved_block(hashes: &[u64], sizing: Sizing) -> RibbonBuild {
+    match solve(&[hashes], sizing) {
+        Some(solved) => {
+            let mut block = vec![0u8; solved.len()];
+            write_into(solved, &mut block);
+            RibbonBuild::Ribbon(block)
+        }
+        None => RibbonBuild::FallBackToBloom,
+    }
+}
+
+/// The planned Ribbon block length, `None` when the plan is Bloom.
+fn calculate_space(n: usize, first: u64, bits: BitsPerKey) -> Option<usize> {
+    if n == 0 {
+        return Some(0);
+    }
+    match Plan::new(Policy::Ribbon, bits, n, first) {
+        Plan::Ribbon(sizing) => Some(sizing.len),
+        _ => None,
+    }
 }
 
 fn build_bpk(hashes: &[u64], bits_per_key: f64) -> RibbonBuild {
-    let (one_in, millibits) = policy(bits_per_key);
-    build(hashes, one_in, millibits)
+    build(hashes, policy(bits_per_key))
 }
 
 fn fnv1a(b: &[u8]) -> u64 {
@@ -103,9 +142,9 @@ fn round_trip_no_false_negatives() {
     ] {
         for &bpk in &[1.0, 1.5, 2.0, 4.0, 7.0, 10.0, 15.5, 23.45, 40.0, 99.99] {
             let h = rng.hashes(n);
-            let (one_in, millibits) = policy(bpk);
-            let expected_len = calculate_space(n, h[0], one_in, millibits);
-            match build(&h, one_in, millibits) {
+            let bits = policy(bpk);
+            let expected_len = calculate_space(n, h[0], bits);
+            match build(&h, bits) {
                 RibbonBuild::FallBackToBloom => assert_eq!(expected_len, None, "n={n} bpk={bpk}"),
                 RibbonBuild::Ribbon(block) => {
                     assert_eq!(Some(block.len()), expected_len, "n={n} bpk={bpk}");
@@ -299,7 +338,7 @@ fn measured_fp_rate_near_estimate() {
             "n={n} bpk={bpk} measured={measured} est={est}"
         );
         // And Ribbon meets the Bloom-equivalent target it was sized for.
-        let (one_in, _) = policy(bpk);
+        let one_in = policy(bpk).desired_one_in_fp_rate();
         assert!(
             (est * one_in - 1.0).abs() < 0.05,
             "est={est} target={}",
@@ -328,28 +367,28 @@ fn estimated_fp_rate_edges() {
 #[test]
 fn fallback_decisions() {
     // 1 key at 10 bits/key: two Ribbon blocks (>= 192 bytes) vs 69-byte Bloom.
-    let (one_in, millibits) = policy(10.0);
+    let bits = policy(10.0);
     assert_eq!(
-        build(&[0x1234_5678_9abc_def0], one_in, millibits),
+        build(&[0x1234_5678_9abc_def0], bits),
         RibbonBuild::FallBackToBloom
     );
     assert_eq!(
-        calculate_space(1, 0x1234_5678_9abc_def0, one_in, millibits),
+        calculate_space(1, 0x1234_5678_9abc_def0, bits),
         None
     );
     // Small filters choose the smaller of the two while num_slots < 1024.
-    assert_eq!(calculate_space(100, 7, one_in, millibits), None);
-    assert!(calculate_space(1000, 7, one_in, millibits).is_some());
+    assert_eq!(calculate_space(100, 7, bits), None);
+    assert!(calculate_space(1000, 7, bits).is_some());
     // At 1.5 bits/key a tiny Ribbon (one segment) ties Bloom's 69 bytes: Ribbon.
-    let (one_in15, millibits15) = policy(1.5);
-    assert_eq!(calculate_space(1, 7, one_in15, millibits15), Some(69));
+    let bits15 = policy(1.5);
+    assert_eq!(calculate_space(1, 7, bits15), Some(69));
     // Entry count limit, decided without allocating.
     assert_eq!(
-        calculate_space(MAX_RIBBON_ENTRIES + 1, 7, one_in, millibits),
+        calculate_space(MAX_RIBBON_ENTRIES + 1, 7, bits),
         None
     );
-    assert_eq!(calculate_space(usize::MAX, 7, one_in, millibits), None);
-    let max = calculate_space(MAX_RIBBON_ENTRIES, 7, one_in, millibits).unwrap();
+    assert_eq!(calculate_space(usize::MAX, 7, bits), None);
+    let max = calculate_space(MAX_RIBBON_ENTRIES, 7, bits).unwrap();
     let slots = config::num_entries_to_num_slots(MAX_RIBBON_ENTRIES as u32) as usize;
     assert!(
         max > slots * 6 / 8 && max < slots * 7 / 8 + 16,
@@ -357,13 +396,13 @@ fn fallback_decisions() {
     );
     assert!(slots / 128 < 0x100_0000, "num_blocks fits 24 bits");
     // Zero entries: RocksDB's "always false" filter has length 0.
-    assert_eq!(calculate_space(0, 0, one_in, millibits), Some(0));
-    assert_eq!(build(&[], one_in, millibits), RibbonBuild::FallBackToBloom);
+    assert_eq!(calculate_space(0, 0, bits), Some(0));
+    assert_eq!(build(&[], bits), RibbonBuild::FallBackToBloom);
     // Extreme targets: FP rate >= 100% (one segment) and < 2^-32 (32 columns).
-    assert_eq!(calculate_space(5000, 7, 1.0, 1000), Some(16 + 5));
-    assert_eq!(calculate_space(5000, 7, f64::NAN, 1000), Some(16 + 5));
+    assert_eq!(sizing(5000, 7, 1.0).map(|s| s.len), Some(16 + 5));
+    assert_eq!(sizing(5000, 7, f64::NAN).map(|s| s.len), Some(16 + 5));
     let s = config::num_entries_to_num_slots(5000) as usize;
-    assert_eq!(calculate_space(5000, 7, 1e12, 100_000), Some(s * 4 + 5));
+    assert_eq!(sizing(5000, 7, 1e12).map(|s| s.len), Some(s * 4 + 5));
 }
 
 #[test]
@@ -382,7 +421,7 @@ fn all_seeds_failing_is_detected() {
 fn extreme_fp_targets_round_trip() {
     let h = Rng(17).hashes(3000);
     for one_in in [1.0, 1.5, 2.0, 3.9, 1e10, f64::INFINITY] {
-        let block = expect_ribbon(build(&h, one_in, 100_000));
+        let block = expect_ribbon(build_raw(&h, one_in));
         let geo = RibbonGeometry::parse(&block).unwrap().unwrap();
         let data = &block[..block.len() - METADATA_LEN];
         assert!(
@@ -398,7 +437,8 @@ fn extreme_fp_targets_round_trip() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn avx2_query_equals_portable_query() {
-    if !(std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")) {
+    let cpu = crate::arch::features();
+    if !(cpu.avx2() && cpu.popcnt()) {
         return;
     }
     let mut rng = Rng(7);

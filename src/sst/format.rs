@@ -78,10 +78,15 @@ impl BlockHandle {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum ChecksumType {
+    /// `kNoChecksum` (0).
     None,
+    /// `kCRC32c` (1), masked as RocksDB masks it.
     Crc32c,
+    /// `kxxHash` (2).
     XxHash32,
+    /// `kxxHash64` (3), lower 32 bits.
     XxHash64,
+    /// `kXXH3` (4), RocksDB's XXH3 with its last-byte modification.
     Xxh3,
 }
 
@@ -97,6 +102,7 @@ impl ChecksumType {
         })
     }
 
+    /// The name `inspect` prints, e.g. "crc32c".
     pub fn name(&self) -> &'static str {
         match self {
             ChecksumType::None => "none",

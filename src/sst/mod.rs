@@ -129,6 +129,7 @@ impl<'a> Partitions<'a> {
     pub fn len(&self) -> usize {
         self.keys.len()
     }
+    /// No partitions (a top-level index without entries).
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }
@@ -249,13 +250,62 @@ impl<'a> Partitions<'a> {
 
 /// What kind of filter an SST file has.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum SstFilter<'a> {
     /// No filter: every key may match.
     None,
+    /// One filter block for the whole file (`fullfilter.*`).
     Full(Filter<'a>),
+    /// A partitioned filter (`partitionedfilter.*`): a top-level index over
+    /// filter partitions.
     Partitioned(Partitions<'a>),
     /// A filter this library cannot read (named); every key may match.
     Unsupported(String),
+}
+
+/// Which filter an SST file has: [`SstFilter`] without the filter (the C
+/// ABI's `ROCKSFILTER_SST_FILTER_*`, Go's `SSTFilterType`, Java's
+/// `SstFilterType`).
+///
+/// ```
+/// use rocksfilter::sst::SstFilterType;
+/// assert_eq!(SstFilterType::Partitioned.name(), "partitioned");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SstFilterType {
+    /// No filter.
+    None,
+    /// One filter block.
+    Full,
+    /// A partitioned filter.
+    Partitioned,
+    /// A filter this library cannot read.
+    Unsupported,
+}
+
+impl SstFilterType {
+    /// The name the C ABI, `inspect` and the bindings use.
+    pub fn name(&self) -> &'static str {
+        match self {
+            SstFilterType::None => "none",
+            SstFilterType::Full => "full",
+            SstFilterType::Partitioned => "partitioned",
+            SstFilterType::Unsupported => "unsupported",
+        }
+    }
+}
+
+impl SstFilter<'_> {
+    /// Which filter this is.
+    pub fn filter_type(&self) -> SstFilterType {
+        match self {
+            SstFilter::None => SstFilterType::None,
+            SstFilter::Full(_) => SstFilterType::Full,
+            SstFilter::Partitioned(_) => SstFilterType::Partitioned,
+            SstFilter::Unsupported(_) => SstFilterType::Unsupported,
+        }
+    }
 }
 
 /// Where the file's bytes live.
@@ -347,6 +397,7 @@ impl Sst<'static> {
         Sst::open_with(path, SstOptions::default())
     }
 
+    /// [`Sst::open`] with options (e.g. skipping checksum verification).
     pub fn open_with(path: impl AsRef<Path>, options: SstOptions) -> Result<Sst<'static>> {
         let path = path.as_ref();
         let io = |e: std::io::Error| Error::new(ErrorKind::Io, format!("{}: {e}", path.display()));
@@ -374,6 +425,7 @@ impl<'a> Sst<'a> {
         Sst::from_bytes_with(data, SstOptions::default())
     }
 
+    /// [`Sst::from_bytes`] with options.
     pub fn from_bytes_with(data: &'a [u8], options: SstOptions) -> Result<Sst<'a>> {
         Sst::build(Backing::Borrowed(data), options)
     }
@@ -447,14 +499,18 @@ impl<'a> Sst<'a> {
         })
     }
 
+    /// The footer's format_version (2 to 7).
     pub fn format_version(&self) -> u32 {
         self.footer.format_version
     }
 
+    /// The block checksum the footer declares.
     pub fn checksum_type(&self) -> ChecksumType {
         self.footer.checksum
     }
 
+    /// The table properties (empty when the block could not be read; see
+    /// [`Sst::properties_error`]).
     pub fn properties(&self) -> &Properties {
         &self.properties
     }
@@ -466,6 +522,7 @@ impl<'a> Sst<'a> {
         self.properties_error.as_deref()
     }
 
+    /// The filter, as RocksDB would use it.
     pub fn filter(&self) -> &SstFilter<'a> {
         &self.filter
     }
@@ -483,6 +540,8 @@ impl<'a> Sst<'a> {
         }
     }
 
+    /// The prefix extractor the properties name, when this library knows
+    /// it (fixed and capped prefixes).
     pub fn prefix_extractor(&self) -> Option<PrefixExtractor> {
         self.prefix_extractor
     }

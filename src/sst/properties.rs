@@ -35,21 +35,37 @@ pub const RAW_PROPERTIES_BUDGET: usize = 1 << 20;
 /// Table properties RocksDB records, decoded where this library uses them;
 /// every property is also available raw through [`Properties::raw`].
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Properties {
+    /// `rocksdb.filter.policy`: the policy name, e.g. "bloomfilter" or "ribbonfilter".
     pub filter_policy: Option<String>,
+    /// `rocksdb.filter.size`: bytes of filter, all partitions.
     pub filter_size: Option<u64>,
+    /// `rocksdb.num.entries`: entries in the file.
     pub num_entries: Option<u64>,
+    /// `rocksdb.num.filter_entries`: entries added to the filter (keys and prefixes, after de-duplication).
     pub num_filter_entries: Option<u64>,
+    /// `rocksdb.num.data.blocks`.
     pub num_data_blocks: Option<u64>,
+    /// `rocksdb.data.size`: bytes of data blocks.
     pub data_size: Option<u64>,
+    /// `rocksdb.index.size`: bytes of index blocks.
     pub index_size: Option<u64>,
+    /// `rocksdb.index.partitions`: partitions of a partitioned index.
     pub index_partitions: Option<u64>,
+    /// `rocksdb.format.version`: the table's format_version as a property (RocksDB writes 0 here; the footer's is authoritative, see `Sst::format_version`).
     pub format_version: Option<u64>,
+    /// `rocksdb.creation.time`: seconds since the epoch of the oldest key's write.
     pub creation_time: Option<u64>,
+    /// `rocksdb.file.creation.time`: seconds since the epoch.
     pub file_creation_time: Option<u64>,
+    /// `rocksdb.comparator`, e.g. "leveldb.BytewiseComparator".
     pub comparator: Option<String>,
+    /// `rocksdb.prefix.extractor.name`, e.g. "rocksdb.FixedPrefix.4" ("nullptr" when none).
     pub prefix_extractor_name: Option<String>,
+    /// `rocksdb.compression`, e.g. "NoCompression".
     pub compression: Option<String>,
+    /// `rocksdb.column.family.name`.
     pub column_family_name: Option<String>,
     /// `rocksdb.block.based.table.whole.key.filtering`
     pub whole_key_filtering: Option<bool>,

@@ -50,22 +50,21 @@ struct Geometry {
 
 fn geometry(filters: &[Filter<'_>], keys: Option<u64>) -> Geometry {
     let infos: Vec<FilterInfo> = filters.iter().map(|f| f.info()).collect();
-    let bytes: u64 = infos.iter().map(|i| i.bytes as u64).sum();
+    let bytes: u64 = filters.iter().map(|f| f.as_bytes().len() as u64).sum();
     let est_fp = keys.filter(|&k| k > 0).map(|k| {
         // Keys spread over partitions in proportion to their bytes.
         filters
             .iter()
-            .zip(&infos)
-            .map(|(f, i)| {
-                let share = i.bytes as f64 / bytes.max(1) as f64;
+            .map(|f| {
+                let share = f.as_bytes().len() as f64 / bytes.max(1) as f64;
                 share * f.estimated_fp_rate(((k as f64) * share).round().max(1.0) as usize)
             })
             .sum()
     });
     Geometry {
-        kind: infos.first().map_or("none", |i| i.kind.name()),
+        kind: infos.first().map_or("none", |i| i.kind().name()),
         bytes,
-        probes: infos.first().map_or(0, |i| i.num_probes),
+        probes: infos.first().and_then(|i| i.num_probes()).unwrap_or(0),
         partitions: filters.len(),
         est_fp,
     }
@@ -82,6 +81,7 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
         SstFilter::Unsupported(why) => (format!("unsupported: {why}"), None),
         SstFilter::Full(f) => ("full".to_string(), Some(geometry(std::slice::from_ref(f), keys))),
         SstFilter::Partitioned(parts) => ("partitioned".to_string(), Some(geometry(parts.filters(), keys))),
+        other => (other.filter_type().name().to_string(), None),
     };
     let prefix = match sst.prefix_extractor() {
         Some(PrefixExtractor::Fixed(n)) => format!("fixed {n}"),

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rocksfilter::{Filter, FilterBuilder, Policy};
+use rocksfilter::{Filter, FilterBuilder, FilterInfo, Policy};
 
 mod inspect;
 
@@ -232,37 +232,41 @@ fn size(keys: usize, fpr: f64) -> Result<(), String> {
 
 fn info(path: &Path, keys: Option<usize>) -> Result<(), String> {
     let f = load(path)?;
-    let i = f.info();
     println!("file:        {}", path.display());
-    println!("kind:        {}", i.kind.name());
-    println!("bytes:       {}", i.bytes);
-    if i.num_probes > 0 {
-        println!("num_probes:  {}", i.num_probes);
-        println!("line bytes:  {}", i.line_bytes);
-    }
-    if i.num_lines > 0 {
-        println!("num_lines:   {}", i.num_lines);
-    }
-    if i.num_blocks > 0 {
+    println!("kind:        {}", f.kind().name());
+    println!("bytes:       {}", f.as_bytes().len());
+    match f.info() {
+        FilterInfo::FastLocalBloom { num_probes, .. } => {
+            println!("num_probes:  {num_probes}");
+            println!("line bytes:  64");
+        }
+        FilterInfo::LegacyBloom { num_probes, num_lines, line_bytes, .. } => {
+            println!("num_probes:  {num_probes}");
+            println!("line bytes:  {line_bytes}");
+            println!("num_lines:   {num_lines}");
+        }
+        FilterInfo::Standard128Ribbon { num_blocks, seed, lower_num_columns, upper_start_block, .. } => {
         // Blocks of 128 slots; each slot holds lower_num_columns result bits
         // before upper_start_block and one more from there on.
-        let upper = i.num_blocks - i.upper_start_block;
-        let bits_per_slot = (i.lower_num_columns as f64 * i.upper_start_block as f64
-            + (i.lower_num_columns + 1) as f64 * upper as f64)
-            / i.num_blocks as f64;
-        println!("num_blocks:  {} (128 slots each)", i.num_blocks);
-        println!("seed:        {}", i.seed);
+        let upper = num_blocks - upper_start_block;
+        let bits_per_slot = (lower_num_columns as f64 * upper_start_block as f64
+            + (lower_num_columns + 1) as f64 * upper as f64)
+            / num_blocks as f64;
+        println!("num_blocks:  {num_blocks} (128 slots each)");
+        println!("seed:        {seed}");
         println!(
             "columns:     {} for blocks 0..{}, {} for the other {} ({:.3} bits/slot)",
-            i.lower_num_columns,
-            i.upper_start_block,
-            i.lower_num_columns + 1,
+            lower_num_columns,
+            upper_start_block,
+            lower_num_columns + 1,
             upper,
             bits_per_slot
         );
+        }
+        _ => {}
     }
     if let Some(n) = keys {
-        println!("bits/key:    {:.3} (for {n} keys)", 8.0 * i.bytes as f64 / n.max(1) as f64);
+        println!("bits/key:    {:.3} (for {n} keys)", 8.0 * f.as_bytes().len() as f64 / n.max(1) as f64);
         println!("est. FP:     {:.4}% (RocksDB's estimate for {n} keys)", 100.0 * f.estimated_fp_rate(n));
     }
     Ok(())
@@ -323,10 +327,10 @@ fn demo(n: usize, bits_per_key: f64) -> Result<(), String> {
         let i = f.info();
         println!(
             "{:<18} {:>12} {:>9.2} {:>7} {:>9.4}% {:>9.4}% {:>9.1} {:>9.1} {:>9.1}",
-            i.kind.name(),
+            i.kind().name(),
             block.len(),
             8.0 * block.len() as f64 / n as f64,
-            if i.num_probes > 0 { i.num_probes.to_string() } else { "-".into() },
+            i.num_probes().map_or("-".into(), |p| p.to_string()),
             100.0 * fp as f64 / n as f64,
             100.0 * f.estimated_fp_rate(n),
             build_ns,

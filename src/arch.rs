@@ -1,0 +1,137 @@
+//! The CPU: which instruction-set extensions the fast paths may use, detected
+//! once per process, and the prefetch hint.
+//!
+//! Every path that has a faster form for some CPU asks [`features`]; nothing
+//! else in the crate detects CPU features. Queries never ask at all: a
+//! filter picks its query kernel for this CPU when it is loaded
+//! (`Filter::assemble`), so a query is one indirect call. Builds and long
+//! hashes ask once per call, which is one relaxed atomic load.
+//!
+//! `ROCKSFILTER_PORTABLE=1` in the environment (read at detection, i.e. by
+//! the first call that needs it) turns every extension off, so the portable
+//! (x86-64 baseline: SSE2) code runs everywhere: for testing those paths and
+//! for measuring what the extensions buy.
+//!
+//! What each extension is used for (and what it buys, measured on Zen 3):
+//! * AVX2: FastLocalBloom probes, eight per instruction sequence (RocksDB's
+//!   own AVX2 path); Ribbon queries, two solution columns per register; the
+//!   hash of keys over 240 bytes (`XXPH3_accumulate_512`, ~2.5x).
+//! * POPCNT: Ribbon queries and back-substitution (parities of 128-bit rows).
+//! * BMI1: Ribbon banding (`tzcnt` to find a row's first coefficient).
+//! * BMI2: FastLocalBloom builds (three-operand shifts in the probe loop).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// A set of CPU features the fast paths use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Features(u8);
+
+impl Features {
+    const AVX2: u8 = 1;
+    const POPCNT: u8 = 2;
+    const BMI1: u8 = 4;
+    const BMI2: u8 = 8;
+    /// Set once detection ran, so that a detected empty set is not 0.
+    const DETECTED: u8 = 0x80;
+
+    /// No extension: the x86-64 baseline (or another architecture).
+    #[cfg(test)]
+    pub(crate) const PORTABLE: Features = Features(Features::DETECTED);
+
+    /// AVX2 (which implies AVX: `vptest`).
+    #[inline(always)]
+    pub(crate) fn avx2(self) -> bool {
+        self.0 & Self::AVX2 != 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn popcnt(self) -> bool {
+        self.0 & Self::POPCNT != 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn bmi1(self) -> bool {
+        self.0 & Self::BMI1 != 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn bmi2(self) -> bool {
+        self.0 & Self::BMI2 != 0
+    }
+}
+
+/// The detected set, or 0 before detection.
+static FEATURES: AtomicU8 = AtomicU8::new(0);
+
+/// The features of this CPU, less any the environment turns off; detected
+/// on the first call, then one relaxed load.
+#[inline(always)]
+pub(crate) fn features() -> Features {
+    match FEATURES.load(Ordering::Relaxed) {
+        0 => detect(),
+        f => Features(f),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn detect() -> Features {
+    #[allow(unused_mut)]
+    let mut f = Features::DETECTED;
+    let portable = std::env::var_os("ROCKSFILTER_PORTABLE").is_some_and(|v| v != "0");
+    #[cfg(target_arch = "x86_64")]
+    if !portable {
+        if std::is_x86_feature_detected!("avx2") {
+            f |= Features::AVX2;
+        }
+        if std::is_x86_feature_detected!("popcnt") {
+            f |= Features::POPCNT;
+        }
+        if std::is_x86_feature_detected!("bmi1") {
+            f |= Features::BMI1;
+        }
+        if std::is_x86_feature_detected!("bmi2") {
+            f |= Features::BMI2;
+        }
+    }
+    let _ = portable;
+    // Racing first calls store the same value.
+    FEATURES.store(f, Ordering::Relaxed);
+    Features(f)
+}
+
+/// Hints the CPU to pull the cache line holding `data[offset]` in; a no-op
+/// past the end of `data` and where unsupported.
+#[inline(always)]
+pub(crate) fn prefetch(data: &[u8], offset: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if offset < data.len() {
+            // SAFETY: `_mm_prefetch` never faults and has no memory effects
+            // visible to the program; the pointer is in bounds anyway (checked
+            // above). SSE is part of the x86_64 baseline.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    data.as_ptr().add(offset) as *const i8,
+                )
+            }
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (data, offset);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_is_stable_and_marks_itself() {
+        let a = features();
+        assert_eq!(a, features());
+        assert_ne!(a.0, 0, "a detected set is never 0");
+        assert!(!Features::PORTABLE.avx2() && !Features::PORTABLE.popcnt());
+    }
+}
