@@ -63,7 +63,7 @@ func (k Kind) String() string {
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Info is the geometry of a loaded filter (rocksfilter_filter_info).
+// Info is the geometry of a loaded filter (rocksfilter_filter_info_ex).
 type Info struct {
 	Kind Kind
 	// Bytes is the whole block length, 5-byte trailer included.
@@ -72,8 +72,8 @@ type Info struct {
 	NumProbes int
 	// NumLines is the number of cache lines (LegacyBloom; else 0).
 	NumLines int
-	// LineBytes is the cache-line size the block was written with (Bloom
-	// kinds).
+	// LineBytes is the cache-line size the block was written with
+	// (LegacyBloom; FastLocalBloom: 64; else 0).
 	LineBytes int
 	// NumBlocks is the number of 128-slot blocks (Ribbon; else 0).
 	NumBlocks int
@@ -262,10 +262,14 @@ func (f *Filter) Info() Info {
 	if f == nil || f.ptr == nil {
 		return Info{Kind: KindAlwaysTrue}
 	}
-	var ci C.rocksfilter_filter_info
-	st := C.rocksfilter_filter_get_info(f.ptr, &ci)
+	// The extensible form: fields past the struct_size the library reports
+	// filling stay zero.
+	var ci C.rocksfilter_filter_info_ex
+	ci.struct_size = C.uint32_t(C.sizeof_rocksfilter_filter_info_ex)
+	var msg *C.char
+	st := C.rocksfilter_filter_get_info_ex(f.ptr, &ci, &msg)
 	runtime.KeepAlive(f)
-	if st != C.ROCKSFILTER_OK {
+	if statusError("Info", st, msg) != nil {
 		return Info{Kind: KindAlwaysTrue}
 	}
 	return Info{
@@ -304,9 +308,10 @@ func (f *Filter) Bytes() []byte {
 	}
 	var p *C.uint8_t
 	var n C.size_t
-	st := C.rocksfilter_filter_data(f.ptr, &p, &n)
+	var msg *C.char
+	st := C.rocksfilter_filter_data_ex(f.ptr, &p, &n, &msg)
 	var out []byte
-	if st == C.ROCKSFILTER_OK {
+	if statusError("Bytes", st, msg) == nil {
 		out = cCopy(p, n)
 	}
 	runtime.KeepAlive(f)

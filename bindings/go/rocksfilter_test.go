@@ -52,6 +52,21 @@ func TestRoundTrip(t *testing.T) {
 			if info.Kind != f.Kind() || info.Bytes != len(block) {
 				t.Errorf("Info = %+v; want Kind %v, Bytes %d", info, f.Kind(), len(block))
 			}
+			// The fields each kind fills (rocksfilter_filter_info_ex).
+			switch policy {
+			case rocksfilter.Bloom:
+				if info.NumProbes == 0 || info.LineBytes != 64 || info.NumLines != 0 || info.NumBlocks != 0 {
+					t.Errorf("FastLocalBloom Info = %+v", info)
+				}
+			case rocksfilter.LegacyBloom:
+				if info.NumProbes == 0 || info.NumLines == 0 || info.LineBytes == 0 || info.NumBlocks != 0 {
+					t.Errorf("LegacyBloom Info = %+v", info)
+				}
+			case rocksfilter.Ribbon:
+				if info.NumBlocks == 0 || info.LowerNumColumns == 0 || info.NumProbes != 0 || info.LineBytes != 0 {
+					t.Errorf("Standard128Ribbon Info = %+v", info)
+				}
+			}
 			if !bytes.Equal(f.Bytes(), block) {
 				t.Error("Bytes() differs from the loaded block")
 			}

@@ -227,8 +227,9 @@ func (s *SST) Properties() SSTProperties {
 		return SSTProperties{FilterType: SSTFilterUnsupported}
 	}
 	var cp C.rocksfilter_sst_properties
-	st := C.rocksfilter_sst_get_properties(s.ptr, &cp)
-	if st != C.ROCKSFILTER_OK {
+	var msg *C.char
+	st := C.rocksfilter_sst_get_properties_ex(s.ptr, &cp, &msg)
+	if statusError("Properties", st, msg) != nil {
 		runtime.KeepAlive(s)
 		return SSTProperties{FilterType: SSTFilterUnsupported}
 	}

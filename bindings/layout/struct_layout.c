@@ -24,16 +24,18 @@
 #define FIELD(T, m) printf("field %s %s %zu %zu\n", #T, #m, offsetof(T, m), sizeof(((T *)0)->m))
 
 int main(void) {
-  STRUCT(rocksfilter_filter_info);
-  FIELD(rocksfilter_filter_info, kind);
-  FIELD(rocksfilter_filter_info, bytes);
-  FIELD(rocksfilter_filter_info, num_probes);
-  FIELD(rocksfilter_filter_info, num_lines);
-  FIELD(rocksfilter_filter_info, line_bytes);
-  FIELD(rocksfilter_filter_info, num_blocks);
-  FIELD(rocksfilter_filter_info, seed);
-  FIELD(rocksfilter_filter_info, lower_num_columns);
-  FIELD(rocksfilter_filter_info, upper_start_block);
+  STRUCT(rocksfilter_filter_info_ex);
+  FIELD(rocksfilter_filter_info_ex, struct_size);
+  FIELD(rocksfilter_filter_info_ex, kind);
+  FIELD(rocksfilter_filter_info_ex, bytes);
+  FIELD(rocksfilter_filter_info_ex, num_probes);
+  FIELD(rocksfilter_filter_info_ex, num_lines);
+  FIELD(rocksfilter_filter_info_ex, line_bytes);
+  FIELD(rocksfilter_filter_info_ex, num_blocks);
+  FIELD(rocksfilter_filter_info_ex, seed);
+  FIELD(rocksfilter_filter_info_ex, lower_num_columns);
+  FIELD(rocksfilter_filter_info_ex, upper_start_block);
+  FIELD(rocksfilter_filter_info_ex, reserved);
 
   STRUCT(rocksfilter_sst_properties);
   FIELD(rocksfilter_sst_properties, format_version);

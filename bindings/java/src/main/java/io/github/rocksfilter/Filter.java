@@ -225,9 +225,12 @@ public final class Filter implements AutoCloseable {
     public FilterInfo info() {
         MemorySegment f = ref.get();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = arena.allocate(Native.FILTER_INFO);
-            int st = (int) Native.FILTER_INFO_FN.invokeExact(f, s);
-            Native.check(st, null);
+            // Zeroed: fields past the struct_size the library reports filling read as 0.
+            MemorySegment s = arena.allocate(Native.FILTER_INFO_EX);
+            INFO_STRUCT_SIZE.set(s, 0L, (int) Native.FILTER_INFO_EX.byteSize());
+            MemorySegment err = Native.errSlot(arena);
+            int st = (int) Native.FILTER_GET_INFO_EX.invokeExact(f, s, err);
+            Native.check(st, err);
             return new FilterInfo(
                     Kind.fromCode((int) INFO_KIND.get(s, 0L)),
                     (long) INFO_BYTES.get(s, 0L),
@@ -245,15 +248,16 @@ public final class Filter implements AutoCloseable {
         }
     }
 
-    private static final VarHandle INFO_KIND = Native.member(Native.FILTER_INFO, "kind");
-    private static final VarHandle INFO_BYTES = Native.member(Native.FILTER_INFO, "bytes");
-    private static final VarHandle INFO_NUM_PROBES = Native.member(Native.FILTER_INFO, "num_probes");
-    private static final VarHandle INFO_NUM_LINES = Native.member(Native.FILTER_INFO, "num_lines");
-    private static final VarHandle INFO_LINE_BYTES = Native.member(Native.FILTER_INFO, "line_bytes");
-    private static final VarHandle INFO_NUM_BLOCKS = Native.member(Native.FILTER_INFO, "num_blocks");
-    private static final VarHandle INFO_SEED = Native.member(Native.FILTER_INFO, "seed");
-    private static final VarHandle INFO_LOWER_NUM_COLUMNS = Native.member(Native.FILTER_INFO, "lower_num_columns");
-    private static final VarHandle INFO_UPPER_START_BLOCK = Native.member(Native.FILTER_INFO, "upper_start_block");
+    private static final VarHandle INFO_STRUCT_SIZE = Native.member(Native.FILTER_INFO_EX, "struct_size");
+    private static final VarHandle INFO_KIND = Native.member(Native.FILTER_INFO_EX, "kind");
+    private static final VarHandle INFO_BYTES = Native.member(Native.FILTER_INFO_EX, "bytes");
+    private static final VarHandle INFO_NUM_PROBES = Native.member(Native.FILTER_INFO_EX, "num_probes");
+    private static final VarHandle INFO_NUM_LINES = Native.member(Native.FILTER_INFO_EX, "num_lines");
+    private static final VarHandle INFO_LINE_BYTES = Native.member(Native.FILTER_INFO_EX, "line_bytes");
+    private static final VarHandle INFO_NUM_BLOCKS = Native.member(Native.FILTER_INFO_EX, "num_blocks");
+    private static final VarHandle INFO_SEED = Native.member(Native.FILTER_INFO_EX, "seed");
+    private static final VarHandle INFO_LOWER_NUM_COLUMNS = Native.member(Native.FILTER_INFO_EX, "lower_num_columns");
+    private static final VarHandle INFO_UPPER_START_BLOCK = Native.member(Native.FILTER_INFO_EX, "upper_start_block");
 
     /**
      * RocksDB's estimate of the false-positive rate of this filter if it holds {@code keys} keys
@@ -279,8 +283,9 @@ public final class Filter implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment data = arena.allocate(ADDRESS);
             MemorySegment len = arena.allocate(JAVA_LONG);
-            int st = (int) Native.FILTER_DATA.invokeExact(f, data, len);
-            Native.check(st, null);
+            MemorySegment err = Native.errSlot(arena);
+            int st = (int) Native.FILTER_DATA_EX.invokeExact(f, data, len, err);
+            Native.check(st, err);
             long n = len.get(JAVA_LONG, 0);
             if (n == 0) {
                 return new byte[0];

@@ -89,10 +89,13 @@ final class Native {
     // StructLayoutTest compiles bindings/layout/struct_layout.c against include/rocksfilter.h and
     // checks every size and offset here against the C compiler's.
 
-    /** rocksfilter_filter_info. */
-    static final StructLayout FILTER_INFO = MemoryLayout.structLayout(
+    /**
+     * rocksfilter_filter_info_ex (rocksfilter_filter_get_info_ex): the extensible form; the caller
+     * sets {@code struct_size} to the bytes it provides and the library fills at most that many.
+     */
+    static final StructLayout FILTER_INFO_EX = MemoryLayout.structLayout(
+            JAVA_INT.withName("struct_size"),
             JAVA_INT.withName("kind"),
-            MemoryLayout.paddingLayout(4),
             JAVA_LONG.withName("bytes"),
             JAVA_INT.withName("num_probes"),
             JAVA_INT.withName("num_lines"),
@@ -101,7 +104,7 @@ final class Native {
             JAVA_INT.withName("seed"),
             JAVA_INT.withName("lower_num_columns"),
             JAVA_INT.withName("upper_start_block"),
-            MemoryLayout.paddingLayout(4)).withName("rocksfilter_filter_info");
+            JAVA_INT.withName("reserved")).withName("rocksfilter_filter_info_ex");
 
     /** rocksfilter_sst_properties. */
     static final StructLayout SST_PROPERTIES = MemoryLayout.structLayout(
@@ -123,7 +126,7 @@ final class Native {
             ADDRESS.withName("filter_block_name")).withName("rocksfilter_sst_properties");
 
     /** Every struct layout above (StructLayoutTest checks each against the C header). */
-    static final List<StructLayout> STRUCTS = List.of(FILTER_INFO, SST_PROPERTIES);
+    static final List<StructLayout> STRUCTS = List.of(FILTER_INFO_EX, SST_PROPERTIES);
 
     /** A struct member's VarHandle taking (segment, base offset), e.g. {@code (int) h.get(seg, 0L)}. */
     static VarHandle member(StructLayout struct, String name) {
@@ -163,10 +166,10 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, SIZE_T, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
     static final MethodHandle FILTER_KIND = critical("rocksfilter_filter_kind",
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    static final MethodHandle FILTER_INFO_FN = downcall("rocksfilter_filter_get_info",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    static final MethodHandle FILTER_DATA = downcall("rocksfilter_filter_data",
+    static final MethodHandle FILTER_GET_INFO_EX = downcall("rocksfilter_filter_get_info_ex",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle FILTER_DATA_EX = downcall("rocksfilter_filter_data_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle FILTER_ESTIMATED_FP_RATE = downcall("rocksfilter_filter_estimated_fp_rate",
             FunctionDescriptor.of(JAVA_DOUBLE, ADDRESS, SIZE_T));
     static final MethodHandle FILTER_FREE = downcall("rocksfilter_filter_free",
@@ -193,8 +196,8 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SST_FILTER_TYPE = critical("rocksfilter_sst_filter_type",
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    static final MethodHandle SST_GET_PROPERTIES = downcall("rocksfilter_sst_get_properties",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SST_GET_PROPERTIES_EX = downcall("rocksfilter_sst_get_properties_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SST_PROPERTY = downcall("rocksfilter_sst_property",
             FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SST_FREE = downcall("rocksfilter_sst_free",

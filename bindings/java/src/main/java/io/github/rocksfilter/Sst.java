@@ -218,8 +218,9 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
         MemorySegment s = ref.get();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocate(Native.SST_PROPERTIES);
-            int st = (int) Native.SST_GET_PROPERTIES.invokeExact(s, p);
-            Native.check(st, null);
+            MemorySegment err = Native.errSlot(arena);
+            int st = (int) Native.SST_GET_PROPERTIES_EX.invokeExact(s, p, err);
+            Native.check(st, err);
             return new SstProperties(
                     (int) P_FORMAT_VERSION.get(p, 0L),
                     (int) P_CHECKSUM_TYPE.get(p, 0L),

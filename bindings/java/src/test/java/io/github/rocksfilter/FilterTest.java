@@ -66,8 +66,11 @@ class FilterTest {
                 case LEGACY_BLOOM -> {
                     assertTrue(info.numProbes() > 0);
                     assertTrue(info.numLines() > 0);
+                    assertTrue(info.lineBytes() > 0);
                 }
                 case RIBBON -> {
+                    assertEquals(0, info.numProbes());
+                    assertEquals(0, info.lineBytes());
                     assertTrue(info.numBlocks() > 0);
                     assertTrue(info.seed() >= 0 && info.seed() <= 255);
                     assertTrue(info.lowerNumColumns() > 0);
