@@ -30,11 +30,11 @@ var (
 	_ [-(int(Bloom) - int(C.ROCKSFILTER_POLICY_BLOOM)) * (int(Bloom) - int(C.ROCKSFILTER_POLICY_BLOOM))]struct{}
 	_ [-(int(Ribbon) - int(C.ROCKSFILTER_POLICY_RIBBON)) * (int(Ribbon) - int(C.ROCKSFILTER_POLICY_RIBBON))]struct{}
 	_ [-(int(LegacyBloom) - int(C.ROCKSFILTER_POLICY_LEGACY_BLOOM)) * (int(LegacyBloom) - int(C.ROCKSFILTER_POLICY_LEGACY_BLOOM))]struct{}
-	_ [-(int(AlwaysFalse) - int(C.ROCKSFILTER_KIND_ALWAYS_FALSE)) * (int(AlwaysFalse) - int(C.ROCKSFILTER_KIND_ALWAYS_FALSE))]struct{}
-	_ [-(int(AlwaysTrue) - int(C.ROCKSFILTER_KIND_ALWAYS_TRUE)) * (int(AlwaysTrue) - int(C.ROCKSFILTER_KIND_ALWAYS_TRUE))]struct{}
-	_ [-(int(FastLocalBloom) - int(C.ROCKSFILTER_KIND_FAST_LOCAL_BLOOM)) * (int(FastLocalBloom) - int(C.ROCKSFILTER_KIND_FAST_LOCAL_BLOOM))]struct{}
-	_ [-(int(Standard128Ribbon) - int(C.ROCKSFILTER_KIND_STANDARD128_RIBBON)) * (int(Standard128Ribbon) - int(C.ROCKSFILTER_KIND_STANDARD128_RIBBON))]struct{}
-	_ [-(int(LegacyBloomKind) - int(C.ROCKSFILTER_KIND_LEGACY_BLOOM)) * (int(LegacyBloomKind) - int(C.ROCKSFILTER_KIND_LEGACY_BLOOM))]struct{}
+	_ [-(int(KindAlwaysFalse) - int(C.ROCKSFILTER_KIND_ALWAYS_FALSE)) * (int(KindAlwaysFalse) - int(C.ROCKSFILTER_KIND_ALWAYS_FALSE))]struct{}
+	_ [-(int(KindAlwaysTrue) - int(C.ROCKSFILTER_KIND_ALWAYS_TRUE)) * (int(KindAlwaysTrue) - int(C.ROCKSFILTER_KIND_ALWAYS_TRUE))]struct{}
+	_ [-(int(KindFastLocalBloom) - int(C.ROCKSFILTER_KIND_FAST_LOCAL_BLOOM)) * (int(KindFastLocalBloom) - int(C.ROCKSFILTER_KIND_FAST_LOCAL_BLOOM))]struct{}
+	_ [-(int(KindStandard128Ribbon) - int(C.ROCKSFILTER_KIND_STANDARD128_RIBBON)) * (int(KindStandard128Ribbon) - int(C.ROCKSFILTER_KIND_STANDARD128_RIBBON))]struct{}
+	_ [-(int(KindLegacyBloom) - int(C.ROCKSFILTER_KIND_LEGACY_BLOOM)) * (int(KindLegacyBloom) - int(C.ROCKSFILTER_KIND_LEGACY_BLOOM))]struct{}
 	_ [-(int(SSTFilterNone) - int(C.ROCKSFILTER_SST_FILTER_NONE)) * (int(SSTFilterNone) - int(C.ROCKSFILTER_SST_FILTER_NONE))]struct{}
 	_ [-(int(SSTFilterFull) - int(C.ROCKSFILTER_SST_FILTER_FULL)) * (int(SSTFilterFull) - int(C.ROCKSFILTER_SST_FILTER_FULL))]struct{}
 	_ [-(int(SSTFilterPartitioned) - int(C.ROCKSFILTER_SST_FILTER_PARTITIONED)) * (int(SSTFilterPartitioned) - int(C.ROCKSFILTER_SST_FILTER_PARTITIONED))]struct{}

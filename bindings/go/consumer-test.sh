@@ -125,7 +125,7 @@ func TestEveryKeyMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if f.Kind() != rocksfilter.Standard128Ribbon {
+	if f.Kind() != rocksfilter.KindStandard128Ribbon {
 		t.Errorf("Kind = %v", f.Kind())
 	}
 	out := make([]bool, len(keys))

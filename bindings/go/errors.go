@@ -92,10 +92,15 @@ var (
 	ErrInvalidArgument error = &Error{Status: StatusInvalidArgument}
 	ErrCorruption      error = &Error{Status: StatusCorruption}
 	ErrNotSupported    error = &Error{Status: StatusNotSupported}
-	ErrIOError         error = &Error{Status: StatusIOError}
+	ErrIO              error = &Error{Status: StatusIOError} // the file could not be read
 	ErrNotFound        error = &Error{Status: StatusNotFound}
 	ErrInternal        error = &Error{Status: StatusInternal}
 )
+
+// ErrIOError is the former name of [ErrIO] (the same sentinel).
+//
+// Deprecated: use ErrIO.
+var ErrIOError = ErrIO
 
 // ErrClosed is matched (via errors.Is) by the error a method returns when
 // called on a closed or zero handle. Such errors also match

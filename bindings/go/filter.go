@@ -14,39 +14,56 @@ import (
 	"unsafe"
 )
 
-// Kind says what a loaded filter block holds.
+// Kind says what a loaded filter block holds (rocksfilter_kind). The
+// constants are named after C's ROCKSFILTER_KIND_* values; String returns
+// the name without the prefix, e.g. "FastLocalBloom".
 type Kind int
 
 const (
-	// AlwaysFalse is a block of 5 bytes or fewer: no keys, every query
+	// KindAlwaysFalse is a block of 5 bytes or fewer: no keys, every query
 	// answers false.
-	AlwaysFalse Kind = 0
-	// AlwaysTrue is a reserved or future format: every query answers true
-	// (RocksDB's rule). Closed filters report it too.
-	AlwaysTrue        Kind = 1
-	FastLocalBloom    Kind = 2 // written by the Bloom policy
-	Standard128Ribbon Kind = 3 // written by the Ribbon policy
-	LegacyBloomKind   Kind = 4 // written by the LegacyBloom policy
+	KindAlwaysFalse Kind = 0
+	// KindAlwaysTrue is a reserved or future format: every query answers
+	// true (RocksDB's rule). Closed filters report it too.
+	KindAlwaysTrue        Kind = 1
+	KindFastLocalBloom    Kind = 2 // written by the Bloom policy
+	KindStandard128Ribbon Kind = 3 // written by the Ribbon policy
+	KindLegacyBloom       Kind = 4 // written by the LegacyBloom policy
+)
+
+// The former names of the Kind constants, kept so that existing code
+// builds.
+const (
+	// Deprecated: use KindAlwaysFalse.
+	AlwaysFalse = KindAlwaysFalse
+	// Deprecated: use KindAlwaysTrue.
+	AlwaysTrue = KindAlwaysTrue
+	// Deprecated: use KindFastLocalBloom.
+	FastLocalBloom = KindFastLocalBloom
+	// Deprecated: use KindStandard128Ribbon.
+	Standard128Ribbon = KindStandard128Ribbon
+	// Deprecated: use KindLegacyBloom (LegacyBloom is the Policy).
+	LegacyBloomKind = KindLegacyBloom
 )
 
 // String returns the kind name, e.g. "FastLocalBloom".
 func (k Kind) String() string {
 	switch k {
-	case AlwaysFalse:
+	case KindAlwaysFalse:
 		return "AlwaysFalse"
-	case AlwaysTrue:
+	case KindAlwaysTrue:
 		return "AlwaysTrue"
-	case FastLocalBloom:
+	case KindFastLocalBloom:
 		return "FastLocalBloom"
-	case Standard128Ribbon:
+	case KindStandard128Ribbon:
 		return "Standard128Ribbon"
-	case LegacyBloomKind:
+	case KindLegacyBloom:
 		return "LegacyBloom"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// Info is the geometry of a loaded filter (rocksfilter_filter_info).
+// Info is the geometry of a loaded filter (rocksfilter_filter_info_ex).
 type Info struct {
 	Kind Kind
 	// Bytes is the whole block length, 5-byte trailer included.
@@ -55,8 +72,8 @@ type Info struct {
 	NumProbes int
 	// NumLines is the number of cache lines (LegacyBloom; else 0).
 	NumLines int
-	// LineBytes is the cache-line size the block was written with (Bloom
-	// kinds).
+	// LineBytes is the cache-line size the block was written with
+	// (LegacyBloom; FastLocalBloom: 64; else 0).
 	LineBytes int
 	// NumBlocks is the number of 128-slot blocks (Ribbon; else 0).
 	NumBlocks int
@@ -75,8 +92,8 @@ type Info struct {
 // Close it when done; a finalizer frees a leaked Filter, but Close frees
 // it (and unpins or frees the memory behind it) at once.
 //
-// On a closed Filter, queries answer true, Kind returns AlwaysTrue, Info
-// returns Info{Kind: AlwaysTrue}, EstimatedFPRate returns 1 and Bytes
+// On a closed Filter, queries answer true, Kind returns KindAlwaysTrue,
+// Info returns Info{Kind: KindAlwaysTrue}, EstimatedFPRate returns 1 and Bytes
 // returns nil.
 type Filter struct {
 	ptr    *C.rocksfilter_filter
@@ -92,8 +109,8 @@ func newFilter(ptr *C.rocksfilter_filter) *Filter {
 
 // Load loads a filter block, copying it into C memory: block may be
 // modified or dropped right after. Blocks of 5 bytes or fewer (including
-// an empty one) load as AlwaysFalse; reserved or unknown formats as
-// AlwaysTrue; a block whose declared geometry does not fit its length is
+// an empty one) load as KindAlwaysFalse; reserved or unknown formats as
+// KindAlwaysTrue; a block whose declared geometry does not fit its length is
 // an error matching [ErrCorruption].
 func Load(block []byte) (*Filter, error) {
 	var out *C.rocksfilter_filter
@@ -229,27 +246,31 @@ func (f *Filter) MayMatchBatchInto(out []bool, keys [][]byte) {
 	}
 }
 
-// Kind returns what the block holds (AlwaysTrue on a closed Filter).
+// Kind returns what the block holds (KindAlwaysTrue on a closed Filter).
 func (f *Filter) Kind() Kind {
 	if f == nil || f.ptr == nil {
-		return AlwaysTrue
+		return KindAlwaysTrue
 	}
 	k := C.rocksfilter_filter_kind(f.ptr)
 	runtime.KeepAlive(f)
 	return Kind(k)
 }
 
-// Info returns the filter's geometry (Info{Kind: AlwaysTrue} on a closed
+// Info returns the filter's geometry (Info{Kind: KindAlwaysTrue} on a closed
 // Filter).
 func (f *Filter) Info() Info {
 	if f == nil || f.ptr == nil {
-		return Info{Kind: AlwaysTrue}
+		return Info{Kind: KindAlwaysTrue}
 	}
-	var ci C.rocksfilter_filter_info
-	st := C.rocksfilter_filter_get_info(f.ptr, &ci)
+	// The extensible form: fields past the struct_size the library reports
+	// filling stay zero.
+	var ci C.rocksfilter_filter_info_ex
+	ci.struct_size = C.uint32_t(C.sizeof_rocksfilter_filter_info_ex)
+	var msg *C.char
+	st := C.rocksfilter_filter_get_info_ex(f.ptr, &ci, &msg)
 	runtime.KeepAlive(f)
-	if st != C.ROCKSFILTER_OK {
-		return Info{Kind: AlwaysTrue}
+	if statusError("Info", st, msg) != nil {
+		return Info{Kind: KindAlwaysTrue}
 	}
 	return Info{
 		Kind:            Kind(ci.kind),
@@ -265,7 +286,7 @@ func (f *Filter) Info() Info {
 }
 
 // EstimatedFPRate returns RocksDB's estimate of the false-positive rate of
-// this filter if it holds numKeys keys: 0 for AlwaysFalse, 1 for AlwaysTrue
+// this filter if it holds numKeys keys: 0 for KindAlwaysFalse, 1 for KindAlwaysTrue
 // or a closed Filter.
 func (f *Filter) EstimatedFPRate(numKeys int) float64 {
 	if f == nil || f.ptr == nil {
@@ -287,9 +308,10 @@ func (f *Filter) Bytes() []byte {
 	}
 	var p *C.uint8_t
 	var n C.size_t
-	st := C.rocksfilter_filter_data(f.ptr, &p, &n)
+	var msg *C.char
+	st := C.rocksfilter_filter_data_ex(f.ptr, &p, &n, &msg)
 	var out []byte
-	if st == C.ROCKSFILTER_OK {
+	if statusError("Bytes", st, msg) == nil {
 		out = cCopy(p, n)
 	}
 	runtime.KeepAlive(f)

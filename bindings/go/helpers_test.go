@@ -12,9 +12,9 @@ var allPolicies = []rocksfilter.Policy{rocksfilter.Bloom, rocksfilter.Ribbon, ro
 // wantKind is the kind each policy writes for a few thousand keys or more
 // (Ribbon falls back to Bloom for very small key sets, as RocksDB does).
 var wantKind = map[rocksfilter.Policy]rocksfilter.Kind{
-	rocksfilter.Bloom:       rocksfilter.FastLocalBloom,
-	rocksfilter.Ribbon:      rocksfilter.Standard128Ribbon,
-	rocksfilter.LegacyBloom: rocksfilter.LegacyBloomKind,
+	rocksfilter.Bloom:       rocksfilter.KindFastLocalBloom,
+	rocksfilter.Ribbon:      rocksfilter.KindStandard128Ribbon,
+	rocksfilter.LegacyBloom: rocksfilter.KindLegacyBloom,
 }
 
 // makeKeys returns n distinct keys "<prefix>%08d", strictly increasing.

@@ -50,13 +50,13 @@ func TestInteropFullFilter(t *testing.T) {
 		fpName string
 	}{
 		{"bloom_full_fv5", rocksdbtest.Options{Filter: rocksdbtest.BloomFull, BitsPerKey: 10, FormatVersion: 5},
-			rocksfilter.Bloom, rocksfilter.FastLocalBloom, "bloomfilter"},
+			rocksfilter.Bloom, rocksfilter.KindFastLocalBloom, "bloomfilter"},
 		{"ribbon_hybrid_fv5", rocksdbtest.Options{Filter: rocksdbtest.RibbonHybrid, BitsPerKey: 10, FormatVersion: 5},
-			rocksfilter.Ribbon, rocksfilter.Standard128Ribbon, "ribbonfilter"},
+			rocksfilter.Ribbon, rocksfilter.KindStandard128Ribbon, "ribbonfilter"},
 		{"bloom_full_fv4", rocksdbtest.Options{Filter: rocksdbtest.BloomFull, BitsPerKey: 10, FormatVersion: 4},
-			rocksfilter.LegacyBloom, rocksfilter.LegacyBloomKind, "bloomfilter"},
+			rocksfilter.LegacyBloom, rocksfilter.KindLegacyBloom, "bloomfilter"},
 		{"bloom_full_default_fv_bpk7.5", rocksdbtest.Options{Filter: rocksdbtest.BloomFull, BitsPerKey: 7.5},
-			rocksfilter.Bloom, rocksfilter.FastLocalBloom, "bloomfilter"},
+			rocksfilter.Bloom, rocksfilter.KindFastLocalBloom, "bloomfilter"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

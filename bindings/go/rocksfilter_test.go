@@ -52,6 +52,21 @@ func TestRoundTrip(t *testing.T) {
 			if info.Kind != f.Kind() || info.Bytes != len(block) {
 				t.Errorf("Info = %+v; want Kind %v, Bytes %d", info, f.Kind(), len(block))
 			}
+			// The fields each kind fills (rocksfilter_filter_info_ex).
+			switch policy {
+			case rocksfilter.Bloom:
+				if info.NumProbes == 0 || info.LineBytes != 64 || info.NumLines != 0 || info.NumBlocks != 0 {
+					t.Errorf("FastLocalBloom Info = %+v", info)
+				}
+			case rocksfilter.LegacyBloom:
+				if info.NumProbes == 0 || info.NumLines == 0 || info.LineBytes == 0 || info.NumBlocks != 0 {
+					t.Errorf("LegacyBloom Info = %+v", info)
+				}
+			case rocksfilter.Ribbon:
+				if info.NumBlocks == 0 || info.LowerNumColumns == 0 || info.NumProbes != 0 || info.LineBytes != 0 {
+					t.Errorf("Standard128Ribbon Info = %+v", info)
+				}
+			}
 			if !bytes.Equal(f.Bytes(), block) {
 				t.Error("Bytes() differs from the loaded block")
 			}
@@ -226,7 +241,7 @@ func TestEmptyFilter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.Kind() != rocksfilter.AlwaysFalse || f.MayMatch([]byte("a")) || f.MayMatch(nil) ||
+			if f.Kind() != rocksfilter.KindAlwaysFalse || f.MayMatch([]byte("a")) || f.MayMatch(nil) ||
 				f.EstimatedFPRate(10) != 0 || len(f.Bytes()) != 0 {
 				t.Errorf("%v: empty filter: kind %v, match %v, fp %v", policy, f.Kind(), f.MayMatch([]byte("a")), f.EstimatedFPRate(10))
 			}
@@ -269,7 +284,7 @@ func wantStatus(t *testing.T, what string, err error, status rocksfilter.Status,
 		t.Errorf("%s: status %v, want %v (errors.Is %v)", what, e.Status, status, errors.Is(err, sentinel))
 	}
 	for _, other := range []error{rocksfilter.ErrInvalidArgument, rocksfilter.ErrCorruption, rocksfilter.ErrNotSupported,
-		rocksfilter.ErrIOError, rocksfilter.ErrNotFound, rocksfilter.ErrInternal} {
+		rocksfilter.ErrIO, rocksfilter.ErrNotFound, rocksfilter.ErrInternal} {
 		if other != sentinel && errors.Is(err, other) {
 			t.Errorf("%s: errors.Is(err, %v) is true", what, other)
 		}
@@ -313,14 +328,14 @@ func TestDegenerateBlocks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v: %v", policy, err)
 			}
-			want := rocksfilter.AlwaysTrue
+			want := rocksfilter.KindAlwaysTrue
 			if policy == rocksfilter.Ribbon {
-				want = rocksfilter.Standard128Ribbon
+				want = rocksfilter.KindStandard128Ribbon
 			}
 			if f.Kind() != want {
 				t.Errorf("%v: a block one byte short loaded as %v, want %v", policy, f.Kind(), want)
 			}
-			if want == rocksfilter.AlwaysTrue {
+			if want == rocksfilter.KindAlwaysTrue {
 				for _, k := range keys[:100] {
 					if !f.MayMatch(k) {
 						t.Fatalf("%v: always-true block answered absent", policy)
@@ -415,8 +430,8 @@ func TestClosedHandles(t *testing.T) {
 
 func checkClosedFilter(t *testing.T, f *rocksfilter.Filter) {
 	t.Helper()
-	if !f.MayMatch([]byte("absent")) || !f.MayMatchHash(1) || f.Kind() != rocksfilter.AlwaysTrue ||
-		f.Info() != (rocksfilter.Info{Kind: rocksfilter.AlwaysTrue}) || f.EstimatedFPRate(10) != 1 || f.Bytes() != nil {
+	if !f.MayMatch([]byte("absent")) || !f.MayMatchHash(1) || f.Kind() != rocksfilter.KindAlwaysTrue ||
+		f.Info() != (rocksfilter.Info{Kind: rocksfilter.KindAlwaysTrue}) || f.EstimatedFPRate(10) != 1 || f.Bytes() != nil {
 		t.Error("closed Filter: wrong answers")
 	}
 	if got := f.MayMatchBatch([][]byte{[]byte("a"), nil}); !got[0] || !got[1] {
@@ -488,9 +503,9 @@ func TestConcurrentQueries(t *testing.T) {
 
 func TestStrings(t *testing.T) {
 	for k, want := range map[rocksfilter.Kind]string{
-		rocksfilter.AlwaysFalse: "AlwaysFalse", rocksfilter.AlwaysTrue: "AlwaysTrue",
-		rocksfilter.FastLocalBloom: "FastLocalBloom", rocksfilter.Standard128Ribbon: "Standard128Ribbon",
-		rocksfilter.LegacyBloomKind: "LegacyBloom", rocksfilter.Kind(9): "Kind(9)",
+		rocksfilter.KindAlwaysFalse: "AlwaysFalse", rocksfilter.KindAlwaysTrue: "AlwaysTrue",
+		rocksfilter.KindFastLocalBloom: "FastLocalBloom", rocksfilter.KindStandard128Ribbon: "Standard128Ribbon",
+		rocksfilter.KindLegacyBloom: "LegacyBloom", rocksfilter.Kind(9): "Kind(9)",
 	} {
 		if k.String() != want {
 			t.Errorf("Kind(%d).String() = %q, want %q", int(k), k.String(), want)
@@ -506,7 +521,7 @@ func TestStrings(t *testing.T) {
 
 func TestSSTOpenErrors(t *testing.T) {
 	_, err := rocksfilter.OpenSST(t.TempDir() + "/missing.sst")
-	wantStatus(t, "missing file", err, rocksfilter.StatusIOError, rocksfilter.ErrIOError)
+	wantStatus(t, "missing file", err, rocksfilter.StatusIOError, rocksfilter.ErrIO)
 	_, err = rocksfilter.OpenSST("bad\x00path")
 	wantStatus(t, "NUL in path", err, rocksfilter.StatusInvalidArgument, rocksfilter.ErrInvalidArgument)
 	garbage := bytes.Repeat([]byte{0xab}, 4096)
@@ -581,7 +596,7 @@ func TestMayMatchBatchInto(t *testing.T) {
 }
 
 // TestOpenSSTNotExist checks that a file that cannot be opened gives an
-// *Error (ErrIOError) that also wraps the *fs.PathError saying why, and
+// *Error (ErrIO) that also wraps the *fs.PathError saying why, and
 // that other I/O failures do not claim the file is missing.
 func TestOpenSSTNotExist(t *testing.T) {
 	dir := t.TempDir()
@@ -593,7 +608,7 @@ func TestOpenSSTNotExist(t *testing.T) {
 		if s != nil {
 			t.Fatalf("OpenSST(%s) returned a handle", path)
 		}
-		wantStatus(t, path, err, rocksfilter.StatusIOError, rocksfilter.ErrIOError)
+		wantStatus(t, path, err, rocksfilter.StatusIOError, rocksfilter.ErrIO)
 		if !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("OpenSST(%s): errors.Is(err, fs.ErrNotExist) = false for %v", path, err)
 		}
@@ -627,7 +642,7 @@ func TestOpenSSTNotExist(t *testing.T) {
 		t.Log("running with permission to read a mode-000 file (root): permission case skipped")
 	} else {
 		_, err := rocksfilter.OpenSST(locked)
-		wantStatus(t, "unreadable file", err, rocksfilter.StatusIOError, rocksfilter.ErrIOError)
+		wantStatus(t, "unreadable file", err, rocksfilter.StatusIOError, rocksfilter.ErrIO)
 		if !errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("OpenSST(mode 000 file) = %v, want it to match fs.ErrPermission only", err)
 		}
@@ -660,5 +675,33 @@ func TestLoadBorrowedKeepsBlockAlive(t *testing.T) {
 		if !f.MayMatch(k) {
 			t.Fatalf("borrowed filter lost key %q", k)
 		}
+	}
+}
+
+// TestDeprecatedNames checks that the former names still build and are the
+// same constants and sentinel as the current ones.
+func TestDeprecatedNames(t *testing.T) {
+	kinds := []struct {
+		old, cur rocksfilter.Kind
+		name     string
+	}{
+		{rocksfilter.AlwaysFalse, rocksfilter.KindAlwaysFalse, "AlwaysFalse"},
+		{rocksfilter.AlwaysTrue, rocksfilter.KindAlwaysTrue, "AlwaysTrue"},
+		{rocksfilter.FastLocalBloom, rocksfilter.KindFastLocalBloom, "FastLocalBloom"},
+		{rocksfilter.Standard128Ribbon, rocksfilter.KindStandard128Ribbon, "Standard128Ribbon"},
+		{rocksfilter.LegacyBloomKind, rocksfilter.KindLegacyBloom, "LegacyBloom"},
+	}
+	for _, k := range kinds {
+		if k.old != k.cur || k.cur.String() != k.name {
+			t.Errorf("%s: old %d, new %d, String %q", k.name, int(k.old), int(k.cur), k.cur.String())
+		}
+	}
+	if rocksfilter.ErrIOError != rocksfilter.ErrIO {
+		t.Error("ErrIOError is not ErrIO")
+	}
+	_, err := rocksfilter.OpenSST(filepath.Join(t.TempDir(), "missing.sst"))
+	if !errors.Is(err, rocksfilter.ErrIOError) || !errors.Is(err, rocksfilter.ErrIO) {
+		t.Errorf("OpenSST of a missing file: %v matches ErrIO %v, ErrIOError %v", err,
+			errors.Is(err, rocksfilter.ErrIO), errors.Is(err, rocksfilter.ErrIOError))
 	}
 }

@@ -88,9 +88,9 @@ func newSST(ptr *C.rocksfilter_sst, mem *cBuf) *SST {
 // OpenSST opens the SST file at path, memory-mapping it (filter bytes are
 // never copied), and verifies the footer and every block it reads. The
 // file must not be modified or truncated while the SST or a filter from
-// its FullFilter is open. Errors match [ErrIOError], [ErrCorruption] (the
+// its FullFilter is open. Errors match [ErrIO], [ErrCorruption] (the
 // message says what and at which offset) or [ErrNotSupported] (e.g.
-// PlainTable files). When the file cannot be opened, the [ErrIOError]
+// PlainTable files). When the file cannot be opened, the [ErrIO]
 // error also wraps the *[io/fs.PathError] saying why, so that
 // errors.Is(err, [io/fs.ErrNotExist]) holds for a missing file (and
 // [io/fs.ErrPermission] for an unreadable one).
@@ -227,8 +227,9 @@ func (s *SST) Properties() SSTProperties {
 		return SSTProperties{FilterType: SSTFilterUnsupported}
 	}
 	var cp C.rocksfilter_sst_properties
-	st := C.rocksfilter_sst_get_properties(s.ptr, &cp)
-	if st != C.ROCKSFILTER_OK {
+	var msg *C.char
+	st := C.rocksfilter_sst_get_properties_ex(s.ptr, &cp, &msg)
+	if statusError("Properties", st, msg) != nil {
 		runtime.KeepAlive(s)
 		return SSTProperties{FilterType: SSTFilterUnsupported}
 	}

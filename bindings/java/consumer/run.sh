@@ -85,6 +85,9 @@ for cmd in "${commands[@]}"; do
   check "prints the filter check" "$out" matches "$out" "$expect_line"
   check "its first line is the one bindings/java/README.md shows" "$out" line_in "$readme" "$(head -n 1 <<<"$out")"
   check "uses the bundled library" "$out" has "$out" "native library: bundled linux-x86_64 copy (jar:file:"
+  check "Sst: a missing file is IO_ERROR with the library's message" "$out" line_in "$out" \
+    'Sst.open(missing.sst): status=IO_ERROR message="I/O error: missing.sst: No such file or directory (os error 2)"'
+  check "that line is the one bindings/java/README.md shows" "$out" line_in "$readme" "$(grep -F 'Sst.open(' <<<"$out")"
   check "nothing on stderr (no restricted-method warning)" "$err" test -z "$err"
 done
 

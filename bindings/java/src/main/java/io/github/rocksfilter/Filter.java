@@ -2,6 +2,7 @@ package io.github.rocksfilter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
@@ -9,7 +10,6 @@ import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
@@ -122,18 +122,6 @@ public final class Filter implements AutoCloseable {
         }
     }
 
-    /** Same as {@link #mayMatch(byte[])} through a normal (non-critical) downcall; for benchmarks. */
-    boolean mayMatchNonCritical(MemorySegment nativeKey) {
-        MemorySegment f = ref.get();
-        try {
-            return (boolean) Native.FILTER_MAY_MATCH_NONCRITICAL.invokeExact(f, nativeKey, nativeKey.byteSize());
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-    }
-
     /**
      * Query by a precomputed {@link RocksFilter#hash64(byte[])}. On a {@link Kind#LEGACY_BLOOM}
      * filter (built from a different hash) this always answers {@code true}.
@@ -174,6 +162,7 @@ public final class Filter implements AutoCloseable {
         long[] offsets = new long[chunk + 1];
         byte[] results = new byte[chunk];
         byte[] buf = new byte[0];
+        long[] err = new long[1];
         for (int start = 0; start < n; start += chunk) {
             int m = Math.min(chunk, n - start);
             long total = 0;
@@ -199,11 +188,14 @@ public final class Filter implements AutoCloseable {
                 offsets[i + 1] = pos;
             }
             MemorySegment f = ref.get();
+            err[0] = 0;
             try {
+                // errptr is a heap long[1] (a char * slot), as the call is critical: no native allocation.
                 int st = (int) Native.FILTER_MAY_MATCH_PACKED.invokeExact(f, MemorySegment.ofArray(buf), (long) pos,
-                        MemorySegment.ofArray(offsets), (long) m, MemorySegment.ofArray(results), MemorySegment.NULL);
+                        MemorySegment.ofArray(offsets), (long) m, MemorySegment.ofArray(results),
+                        MemorySegment.ofArray(err));
                 if (st != 0) {
-                    throw Native.exception(st, MemorySegment.NULL);
+                    throw Native.exception(st, MemorySegment.ofAddress(err[0]));
                 }
             } catch (Throwable t) {
                 throw Native.rethrow(t);
@@ -215,49 +207,6 @@ public final class Filter implements AutoCloseable {
             }
         }
         return out;
-    }
-
-    /**
-     * {@code rocksfilter_filter_may_match_batch} (arrays of pointers): keys are copied into native
-     * memory of a confined arena per call. Kept for the benchmark comparison.
-     */
-    boolean[] mayMatchBatchPointers(byte[][] keys) {
-        int n = keys.length;
-        boolean[] out = new boolean[n];
-        if (n == 0) {
-            ref.get();
-            return out;
-        }
-        long total = 0;
-        for (byte[] k : keys) {
-            total += k.length;
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment buf = arena.allocate(Math.max(1, total));
-            MemorySegment ptrs = arena.allocate(ADDRESS, n);
-            MemorySegment lens = arena.allocate(JAVA_LONG, n);
-            MemorySegment res = arena.allocate(n);
-            long pos = 0;
-            for (int i = 0; i < n; i++) {
-                byte[] k = keys[i];
-                MemorySegment.copy(k, 0, buf, JAVA_BYTE, pos, k.length);
-                ptrs.setAtIndex(ADDRESS, i, buf.asSlice(pos));
-                lens.setAtIndex(JAVA_LONG, i, k.length);
-                pos += k.length;
-            }
-            MemorySegment f = ref.get();
-            try {
-                Native.FILTER_MAY_MATCH_BATCH.invokeExact(f, ptrs, lens, (long) n, res);
-            } finally {
-                Reference.reachabilityFence(this);
-            }
-            for (int i = 0; i < n; i++) {
-                out[i] = res.get(JAVA_BYTE, i) != 0;
-            }
-            return out;
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
     }
 
     /** The kind of block loaded. */
@@ -276,25 +225,39 @@ public final class Filter implements AutoCloseable {
     public FilterInfo info() {
         MemorySegment f = ref.get();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = arena.allocate(Native.FILTER_INFO);
-            int st = (int) Native.FILTER_INFO_FN.invokeExact(f, s);
-            Native.check(st, null);
+            // Zeroed: fields past the struct_size the library reports filling read as 0.
+            MemorySegment s = arena.allocate(Native.FILTER_INFO_EX);
+            INFO_STRUCT_SIZE.set(s, 0L, (int) Native.FILTER_INFO_EX.byteSize());
+            MemorySegment err = Native.errSlot(arena);
+            int st = (int) Native.FILTER_GET_INFO_EX.invokeExact(f, s, err);
+            Native.check(st, err);
             return new FilterInfo(
-                    Kind.fromCode(s.get(JAVA_INT, 0)),
-                    s.get(JAVA_LONG, 8),
-                    s.get(JAVA_INT, 16),
-                    s.get(JAVA_INT, 20),
-                    s.get(JAVA_INT, 24),
-                    s.get(JAVA_INT, 28),
-                    s.get(JAVA_INT, 32),
-                    s.get(JAVA_INT, 36),
-                    s.get(JAVA_INT, 40));
+                    Kind.fromCode((int) INFO_KIND.get(s, 0L)),
+                    (long) INFO_BYTES.get(s, 0L),
+                    (int) INFO_NUM_PROBES.get(s, 0L),
+                    (int) INFO_NUM_LINES.get(s, 0L),
+                    (int) INFO_LINE_BYTES.get(s, 0L),
+                    (int) INFO_NUM_BLOCKS.get(s, 0L),
+                    (int) INFO_SEED.get(s, 0L),
+                    (int) INFO_LOWER_NUM_COLUMNS.get(s, 0L),
+                    (int) INFO_UPPER_START_BLOCK.get(s, 0L));
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
             Reference.reachabilityFence(this);
         }
     }
+
+    private static final VarHandle INFO_STRUCT_SIZE = Native.member(Native.FILTER_INFO_EX, "struct_size");
+    private static final VarHandle INFO_KIND = Native.member(Native.FILTER_INFO_EX, "kind");
+    private static final VarHandle INFO_BYTES = Native.member(Native.FILTER_INFO_EX, "bytes");
+    private static final VarHandle INFO_NUM_PROBES = Native.member(Native.FILTER_INFO_EX, "num_probes");
+    private static final VarHandle INFO_NUM_LINES = Native.member(Native.FILTER_INFO_EX, "num_lines");
+    private static final VarHandle INFO_LINE_BYTES = Native.member(Native.FILTER_INFO_EX, "line_bytes");
+    private static final VarHandle INFO_NUM_BLOCKS = Native.member(Native.FILTER_INFO_EX, "num_blocks");
+    private static final VarHandle INFO_SEED = Native.member(Native.FILTER_INFO_EX, "seed");
+    private static final VarHandle INFO_LOWER_NUM_COLUMNS = Native.member(Native.FILTER_INFO_EX, "lower_num_columns");
+    private static final VarHandle INFO_UPPER_START_BLOCK = Native.member(Native.FILTER_INFO_EX, "upper_start_block");
 
     /**
      * RocksDB's estimate of the false-positive rate of this filter if it holds {@code keys} keys
@@ -320,8 +283,9 @@ public final class Filter implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment data = arena.allocate(ADDRESS);
             MemorySegment len = arena.allocate(JAVA_LONG);
-            int st = (int) Native.FILTER_DATA.invokeExact(f, data, len);
-            Native.check(st, null);
+            MemorySegment err = Native.errSlot(arena);
+            int st = (int) Native.FILTER_DATA_EX.invokeExact(f, data, len, err);
+            Native.check(st, err);
             long n = len.get(JAVA_LONG, 0);
             if (n == 0) {
                 return new byte[0];
@@ -332,6 +296,15 @@ public final class Filter implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(this);
         }
+    }
+
+    /**
+     * The live native handle ({@link IllegalStateException} once closed), for calls the public
+     * methods do not make (the test sources' benchmark helpers). The caller keeps this filter
+     * reachable while it uses the handle.
+     */
+    MemorySegment handle() {
+        return ref.get();
     }
 
     /** Whether {@link #close()} has run. */

@@ -12,6 +12,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -83,11 +84,18 @@ final class Native {
     static final AddressLayout C_STRING = ADDRESS.withTargetLayout(MemoryLayout.sequenceLayout(Long.MAX_VALUE, ValueLayout.JAVA_BYTE));
 
     // ---- struct layouts ----
+    //
+    // Each C struct the bindings read, field by field with the C names and explicit padding (LP64).
+    // StructLayoutTest compiles bindings/layout/struct_layout.c against include/rocksfilter.h and
+    // checks every size and offset here against the C compiler's.
 
-    /** rocksfilter_filter_info. */
-    static final StructLayout FILTER_INFO = MemoryLayout.structLayout(
+    /**
+     * rocksfilter_filter_info_ex (rocksfilter_filter_get_info_ex): the extensible form; the caller
+     * sets {@code struct_size} to the bytes it provides and the library fills at most that many.
+     */
+    static final StructLayout FILTER_INFO_EX = MemoryLayout.structLayout(
+            JAVA_INT.withName("struct_size"),
             JAVA_INT.withName("kind"),
-            MemoryLayout.paddingLayout(4),
             JAVA_LONG.withName("bytes"),
             JAVA_INT.withName("num_probes"),
             JAVA_INT.withName("num_lines"),
@@ -96,7 +104,7 @@ final class Native {
             JAVA_INT.withName("seed"),
             JAVA_INT.withName("lower_num_columns"),
             JAVA_INT.withName("upper_start_block"),
-            MemoryLayout.paddingLayout(4));
+            JAVA_INT.withName("reserved")).withName("rocksfilter_filter_info_ex");
 
     /** rocksfilter_sst_properties. */
     static final StructLayout SST_PROPERTIES = MemoryLayout.structLayout(
@@ -115,13 +123,14 @@ final class Native {
             ADDRESS.withName("filter_policy"),
             ADDRESS.withName("comparator"),
             ADDRESS.withName("prefix_extractor"),
-            ADDRESS.withName("filter_block_name"));
+            ADDRESS.withName("filter_block_name")).withName("rocksfilter_sst_properties");
 
-    static {
-        // Guard the hand-written layouts against the C ABI (sizes from the header's structs on LP64).
-        if (FILTER_INFO.byteSize() != 48 || SST_PROPERTIES.byteSize() != 96) {
-            throw new AssertionError("unexpected struct layout sizes");
-        }
+    /** Every struct layout above (StructLayoutTest checks each against the C header). */
+    static final List<StructLayout> STRUCTS = List.of(FILTER_INFO_EX, SST_PROPERTIES);
+
+    /** A struct member's VarHandle taking (segment, base offset), e.g. {@code (int) h.get(seg, 0L)}. */
+    static VarHandle member(StructLayout struct, String name) {
+        return struct.varHandle(MemoryLayout.PathElement.groupElement(name));
     }
 
     // ---- builder ----
@@ -151,21 +160,16 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
     static final MethodHandle FILTER_MAY_MATCH = critical("rocksfilter_filter_may_match",
             FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, ADDRESS, SIZE_T));
-    /** Non-critical variant, kept for the benchmark's comparison only. */
-    static final MethodHandle FILTER_MAY_MATCH_NONCRITICAL = downcall("rocksfilter_filter_may_match",
-            FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, ADDRESS, SIZE_T));
     static final MethodHandle FILTER_MAY_MATCH_HASH = critical("rocksfilter_filter_may_match_hash",
             FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, JAVA_LONG));
-    static final MethodHandle FILTER_MAY_MATCH_BATCH = downcall("rocksfilter_filter_may_match_batch",
-            FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS, SIZE_T, ADDRESS));
     static final MethodHandle FILTER_MAY_MATCH_PACKED = critical("rocksfilter_filter_may_match_packed",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, SIZE_T, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
     static final MethodHandle FILTER_KIND = critical("rocksfilter_filter_kind",
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    static final MethodHandle FILTER_INFO_FN = downcall("rocksfilter_filter_get_info",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    static final MethodHandle FILTER_DATA = downcall("rocksfilter_filter_data",
+    static final MethodHandle FILTER_GET_INFO_EX = downcall("rocksfilter_filter_get_info_ex",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle FILTER_DATA_EX = downcall("rocksfilter_filter_data_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle FILTER_ESTIMATED_FP_RATE = downcall("rocksfilter_filter_estimated_fp_rate",
             FunctionDescriptor.of(JAVA_DOUBLE, ADDRESS, SIZE_T));
     static final MethodHandle FILTER_FREE = downcall("rocksfilter_filter_free",
@@ -173,8 +177,6 @@ final class Native {
 
     // ---- hashing, version ----
     static final MethodHandle HASH64 = critical("rocksfilter_hash64",
-            FunctionDescriptor.of(JAVA_LONG, ADDRESS, SIZE_T));
-    static final MethodHandle HASH64_NONCRITICAL = downcall("rocksfilter_hash64",
             FunctionDescriptor.of(JAVA_LONG, ADDRESS, SIZE_T));
     static final MethodHandle LEGACY_HASH32 = critical("rocksfilter_legacy_hash32",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, SIZE_T));
@@ -194,8 +196,8 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SST_FILTER_TYPE = critical("rocksfilter_sst_filter_type",
             FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    static final MethodHandle SST_GET_PROPERTIES = downcall("rocksfilter_sst_get_properties",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SST_GET_PROPERTIES_EX = downcall("rocksfilter_sst_get_properties_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SST_PROPERTY = downcall("rocksfilter_sst_property",
             FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SST_FREE = downcall("rocksfilter_sst_free",
@@ -235,7 +237,12 @@ final class Native {
 
     // ---- helpers ----
 
-    private static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
+    /**
+     * A downcall handle for {@code name} in the loaded library; if the library did not load or lacks
+     * the symbol, a handle of the same type that throws the loading failure (handles created during
+     * this class's initialisation also put a missing symbol into the failure's message).
+     */
+    static MethodHandle downcall(String name, FunctionDescriptor fd, Linker.Option... options) {
         Optional<MemorySegment> sym = LIB == null ? Optional.empty() : LIB.find(name);
         if (sym.isEmpty()) {
             if (LIB != null) {
@@ -249,7 +256,8 @@ final class Native {
         return LINKER.downcallHandle(sym.get(), fd, options);
     }
 
-    private static MethodHandle critical(String name, FunctionDescriptor fd) {
+    /** {@link #downcall} with {@link Linker.Option#critical(boolean) critical(true)}. */
+    static MethodHandle critical(String name, FunctionDescriptor fd) {
         return downcall(name, fd, Linker.Option.critical(true));
     }
 

@@ -34,15 +34,6 @@ public final class RocksFilter {
         }
     }
 
-    /** Non-critical downcall variant of hash64 (benchmark comparison only). */
-    static long hash64NonCritical(MemorySegment nativeKey) {
-        try {
-            return (long) Native.HASH64_NONCRITICAL.invokeExact(nativeKey, nativeKey.byteSize());
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
-    }
-
     /** RocksDB's legacy Bloom hash ({@code BloomHash}), as an unsigned 32-bit value in an int. */
     public static int legacyHash32(byte[] key) {
         Objects.requireNonNull(key, "key");

@@ -2,7 +2,13 @@ package io.github.rocksfilter;
 
 import java.io.Serial;
 
-/** A failed native call: carries the {@link Status} and the library's message. */
+/**
+ * A failed native call: carries the {@link Status} and the library's message.
+ *
+ * <p>The message is the native library's own, unchanged: it names the status once, in words, then
+ * says what was wrong and where, e.g. {@code "invalid argument: bits_per_key is NaN"} (the C
+ * library owns that format; the Go binding shows the same text). The status is {@link #status()}.
+ */
 public class RocksFilterException extends RuntimeException {
     @Serial
     private static final long serialVersionUID = 1L;
@@ -15,8 +21,8 @@ public class RocksFilterException extends RuntimeException {
      * @param nativeMessage the library's message, or {@code null} if it gave none
      */
     public RocksFilterException(Status status, String nativeMessage) {
-        super(nativeMessage == null || nativeMessage.isEmpty() ? status.name()
-                : status.name() + ": " + withoutKindPrefix(status, nativeMessage));
+        super(nativeMessage == null || nativeMessage.isEmpty()
+                ? status.name() + " (the native library gave no message)" : nativeMessage);
         this.status = status;
         this.nativeMessage = nativeMessage;
     }
@@ -27,26 +33,10 @@ public class RocksFilterException extends RuntimeException {
     }
 
     /**
-     * The library's own message as it wrote it (it starts with the status in words, e.g.
-     * {@code "invalid argument: ..."}), or {@code null}. {@link #getMessage()} is
-     * {@code "INVALID_ARGUMENT: ..."}, naming the status once.
+     * The library's message as it wrote it (the same as {@link #getMessage()}), or {@code null} when
+     * it gave none.
      */
     public String nativeMessage() {
         return nativeMessage;
-    }
-
-    /** The native message without its leading status wording (already said by the status name). */
-    private static String withoutKindPrefix(Status status, String message) {
-        String words = switch (status) {
-            case OK -> "ok";
-            case INVALID_ARGUMENT -> "invalid argument";
-            case CORRUPTION -> "corruption";
-            case NOT_SUPPORTED -> "not supported";
-            case IO_ERROR -> "I/O error";
-            case NOT_FOUND -> "not found";
-            case INTERNAL -> "internal error";
-        };
-        String prefix = words + ": ";
-        return message.regionMatches(true, 0, prefix, 0, prefix.length()) ? message.substring(prefix.length()) : message;
     }
 }

@@ -9,7 +9,7 @@ package io.github.rocksfilter;
  * @param filterType        the kind of filter the file holds
  * @param numPartitions     number of filter partitions (1 for a full filter, 0 without filter)
  * @param wholeKeyFiltering whether whole keys were added to the filter
- * @param hasPrefixFilter   whether {@link SstFilter#prefixMayMatch(byte[])} can answer from the filter
+ * @param hasPrefixFilter   whether {@link Sst#prefixMayMatch(byte[])} can answer from the filter
  * @param numEntries        rocksdb.num.entries
  * @param numFilterEntries  rocksdb.num.filter_entries
  * @param filterSize        bytes of filter (all partitions), as recorded by RocksDB

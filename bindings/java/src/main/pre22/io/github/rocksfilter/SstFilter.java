@@ -1,54 +1,32 @@
 package io.github.rocksfilter;
 
 import java.nio.file.Path;
-import java.util.Optional;
 
-/** Stand-in for JDK &lt; 22 (see {@link JdkCheck}). */
-public final class SstFilter implements AutoCloseable {
+/**
+ * Stand-in for JDK &lt; 22 (see {@link JdkCheck}).
+ *
+ * @deprecated use {@link Sst}
+ */
+@Deprecated
+public final class SstFilter extends Sst {
     private SstFilter() {
     }
 
+    /** @deprecated use {@link Sst#open(Path)} */
+    @Deprecated
     public static SstFilter open(Path path) {
         throw JdkCheck.unsupported();
     }
 
+    /** @deprecated use {@link Sst#open(Path, boolean)} */
+    @Deprecated
     public static SstFilter open(Path path, boolean verifyChecksums) {
         throw JdkCheck.unsupported();
     }
 
+    /** @deprecated use {@link Sst#openBytes(byte[])} */
+    @Deprecated
     public static SstFilter openBytes(byte[] file) {
-        throw JdkCheck.unsupported();
-    }
-
-    public boolean mayMatch(byte[] key) {
-        throw JdkCheck.unsupported();
-    }
-
-    public boolean prefixMayMatch(byte[] prefix) {
-        throw JdkCheck.unsupported();
-    }
-
-    public Optional<Filter> fullFilter() {
-        throw JdkCheck.unsupported();
-    }
-
-    public SstFilterType filterType() {
-        throw JdkCheck.unsupported();
-    }
-
-    public SstProperties properties() {
-        throw JdkCheck.unsupported();
-    }
-
-    public Optional<byte[]> property(String name) {
-        throw JdkCheck.unsupported();
-    }
-
-    public boolean isClosed() {
-        throw JdkCheck.unsupported();
-    }
-
-    public void close() {
         throw JdkCheck.unsupported();
     }
 }

@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,8 +66,11 @@ class FilterTest {
                 case LEGACY_BLOOM -> {
                     assertTrue(info.numProbes() > 0);
                     assertTrue(info.numLines() > 0);
+                    assertTrue(info.lineBytes() > 0);
                 }
                 case RIBBON -> {
+                    assertEquals(0, info.numProbes());
+                    assertEquals(0, info.lineBytes());
                     assertTrue(info.numBlocks() > 0);
                     assertTrue(info.seed() >= 0 && info.seed() <= 255);
                     assertTrue(info.lowerNumColumns() > 0);
@@ -145,7 +149,7 @@ class FilterTest {
             }
             assertArrayEquals(single, f.mayMatchBatch(mixed));
             assertArrayEquals(single, f.mayMatchBatchPacked(mixed));
-            assertArrayEquals(single, f.mayMatchBatchPointers(mixed));
+            assertArrayEquals(single, BenchSupport.mayMatchBatchPointers(f, mixed));
             assertEquals(0, f.mayMatchBatch(new byte[0][]).length);
             int trues = 0;
             for (boolean b : single) {
@@ -200,7 +204,7 @@ class FilterTest {
             long h = RocksFilter.hash64(k);
             try (Arena arena = Arena.ofConfined()) {
                 assertEquals(h, RocksFilter.hash64(arena.allocateFrom(JAVA_BYTE, k)));
-                assertEquals(h, RocksFilter.hash64NonCritical(arena.allocateFrom(JAVA_BYTE, k)));
+                assertEquals(h, BenchSupport.hash64NonCritical(arena.allocateFrom(JAVA_BYTE, k)));
             }
         }
         assertTrue(RocksFilter.hash64(TestKeys.utf8("a")) != RocksFilter.hash64(TestKeys.utf8("b")));
@@ -218,11 +222,9 @@ class FilterTest {
             RocksFilterException e = assertThrows(RocksFilterException.class, () -> new FilterBuilder(Policy.BLOOM, bpk));
             assertEquals(Status.INVALID_ARGUMENT, e.status(), "bpk " + bpk);
             assertNotNull(e.nativeMessage(), "native message for bpk " + bpk);
-            assertTrue(e.getMessage().startsWith("INVALID_ARGUMENT: "), e.getMessage());
-            // The status is named once: the library's "invalid argument: " wording is not repeated.
-            assertTrue(e.nativeMessage().startsWith("invalid argument: "), e.nativeMessage());
-            assertEquals("INVALID_ARGUMENT: " + e.nativeMessage().substring("invalid argument: ".length()),
-                    e.getMessage());
+            // The message is the library's, unchanged: the status once, in its words, then the detail.
+            assertEquals(e.nativeMessage(), e.getMessage());
+            assertStatusNamedOnce(e, "invalid argument");
         }
         // Sanitised, not rejected.
         assertDoesNotThrow(() -> new FilterBuilder(Policy.BLOOM, 0.5).close());
@@ -252,11 +254,34 @@ class FilterTest {
     void corruptionNamesItsStatusOnce() {
         byte[] garbage = new byte[100];
         java.util.Arrays.fill(garbage, (byte) 7);
-        RocksFilterException e = assertThrows(RocksFilterException.class, () -> SstFilter.openBytes(garbage));
+        RocksFilterException e = assertThrows(RocksFilterException.class, () -> Sst.openBytes(garbage));
         assertEquals(Status.CORRUPTION, e.status());
-        assertNotNull(e.nativeMessage());
-        assertTrue(e.getMessage().startsWith("CORRUPTION: ") && !e.getMessage().startsWith("CORRUPTION: corruption"),
-                e.getMessage());
+        assertEquals(e.nativeMessage(), e.getMessage());
+        assertStatusNamedOnce(e, "corruption");
+        RocksFilterException io = assertThrows(RocksFilterException.class,
+                () -> Sst.open(java.nio.file.Path.of("/nonexistent/rocksfilter/missing.sst")));
+        assertEquals(Status.IO_ERROR, io.status());
+        assertStatusNamedOnce(io, "I/O error");
+        System.out.println("exception messages: \"" + e.getMessage() + "\", \"" + io.getMessage() + "\"");
+    }
+
+    @Test
+    void exceptionWithoutNativeMessageStillNamesItsStatus() {
+        RocksFilterException e = new RocksFilterException(Status.NOT_FOUND, null);
+        assertEquals(Status.NOT_FOUND, e.status());
+        assertNull(e.nativeMessage());
+        assertEquals("NOT_FOUND (the native library gave no message)", e.getMessage());
+        assertEquals("not found: x", new RocksFilterException(Status.NOT_FOUND, "not found: x").getMessage());
+    }
+
+    /** The message starts with the status in the library's words and names no status a second time. */
+    static void assertStatusNamedOnce(RocksFilterException e, String words) {
+        String m = e.getMessage();
+        assertTrue(m.startsWith(words + ": "), m);
+        assertFalse(m.substring(words.length()).toLowerCase(java.util.Locale.ROOT).contains(words.toLowerCase(java.util.Locale.ROOT) + ":"), m);
+        for (Status s : Status.values()) {
+            assertFalse(m.contains(s.name() + ":"), m);
+        }
     }
 
     @Test

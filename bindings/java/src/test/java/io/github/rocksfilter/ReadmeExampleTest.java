@@ -1,6 +1,13 @@
 package io.github.rocksfilter;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.EnvOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.SstFileWriter;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -14,7 +21,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Runs the README's example and checks both READMEs (this binding's and the repository's) show exactly this code. */
+/**
+ * Runs the README's examples and checks the READMEs show exactly this code: the filter example in both
+ * (this binding's and the repository's), the SST example (on a file RocksJava writes) in this binding's.
+ */
 class ReadmeExampleTest {
 
     static void example(PrintStream out) {
@@ -33,6 +43,43 @@ class ReadmeExampleTest {
         // END README EXAMPLE
     }
 
+    static void sstExample(Path path, byte[] key, PrintStream out) {
+        // BEGIN README SST EXAMPLE
+        try (Sst sst = Sst.open(path)) {                // memory-mapped; block checksums verified
+            boolean maybe = sst.mayMatch(key);          // false: the file certainly lacks the key
+            SstProperties p = sst.properties();         // format_version, checksum type, filter policy, ...
+            out.println(sst.filterType() + " " + p.filterPolicy() + " format_version=" + p.formatVersion()
+                    + " maybe=" + maybe);
+            sst.fullFilter().ifPresent(f -> { // empty if partitioned
+                try (f) {
+                    out.println(f.kind() + " filter of " + f.bytes().length + " bytes");
+                }
+            });
+        }
+        // END README SST EXAMPLE
+    }
+
+    @Test
+    void sstExampleRuns(@TempDir Path tmp) throws Exception {
+        RocksDB.loadLibrary();
+        Path path = tmp.resolve("000042.sst");
+        BlockBasedTableConfig table = new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10))
+                .setFormatVersion(5);
+        try (Options opts = new Options().setTableFormatConfig(table); EnvOptions env = new EnvOptions();
+             SstFileWriter w = new SstFileWriter(env, opts)) {
+            w.open(path.toString());
+            for (String key : List.of("apple", "banana", "cherry")) {
+                w.put(key.getBytes(UTF_8), "v".getBytes(UTF_8));
+            }
+            w.finish();
+        }
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        sstExample(path, "apple".getBytes(UTF_8), new PrintStream(buf, true, StandardCharsets.UTF_8));
+        String printed = buf.toString(StandardCharsets.UTF_8).trim();
+        System.out.println("README SST example printed: " + printed);
+        assertEquals("FULL bloomfilter format_version=5 maybe=true\nFAST_LOCAL_BLOOM filter of 69 bytes", printed);
+    }
+
     @Test
     void exampleRuns() {
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
@@ -46,15 +93,20 @@ class ReadmeExampleTest {
     @Test
     void readmeShowsThisCode() throws Exception {
         List<String> src = Files.readAllLines(Path.of("src/test/java/io/github/rocksfilter/ReadmeExampleTest.java"));
-        int from = indexOfTrimmed(src, "// BEGIN README EXAMPLE") + 1;
-        int to = indexOfTrimmed(src, "// END README EXAMPLE");
-        String code = src.subList(from, to).stream().map(l -> l.length() >= 8 ? l.substring(8) : l.strip())
-                .collect(Collectors.joining("\n"));
-        for (Path readme : List.of(Path.of("README.md"), Path.of("../../README.md"))) {
-            assertTrue(Files.readString(readme).contains(code),
-                    readme + " must contain the example exactly as in ReadmeExampleTest:\n" + code);
+        // The first example is in both READMEs, the SST one in this binding's only.
+        for (String marker : List.of("README EXAMPLE", "README SST EXAMPLE")) {
+            int from = indexOfTrimmed(src, "// BEGIN " + marker) + 1;
+            int to = indexOfTrimmed(src, "// END " + marker);
+            String code = src.subList(from, to).stream().map(l -> l.length() >= 8 ? l.substring(8) : l.strip())
+                    .collect(Collectors.joining("\n"));
+            List<Path> readmes = marker.equals("README EXAMPLE") ? List.of(Path.of("README.md"), Path.of("../../README.md"))
+                    : List.of(Path.of("README.md"));
+            for (Path readme : readmes) {
+                assertTrue(Files.readString(readme).contains(code),
+                        readme + " must contain the example exactly as in ReadmeExampleTest:\n" + code);
+            }
+            assertTrue(to - from <= 12, "about ten lines: " + (to - from));
         }
-        assertTrue(to - from <= 12, "about ten lines: " + (to - from));
     }
 
     private static int indexOfTrimmed(List<String> lines, String marker) {

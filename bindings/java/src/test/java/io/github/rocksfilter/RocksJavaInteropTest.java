@@ -47,12 +47,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Direction 1 (RocksDB writes, we read and rebuild): RocksJava's SstFileWriter writes an SST;
  * our FilterBuilder, given the same keys in the same order, must produce the exact bytes of the
- * full filter block RocksDB wrote; our SstFilter must match every key.
+ * full filter block RocksDB wrote; our Sst must match every key.
  *
  * <p>Direction 2 (RocksDB observes): the same file is ingested into a RocksDB database opened with
  * the same options and statistics; for each absent key, a Get bumps BLOOM_FILTER_USEFUL exactly
  * when RocksDB's own filter reader rejected the key. We assert, key by key, that RocksDB's
- * decision equals our SstFilter.mayMatch. Where the blocks are byte-identical this also means
+ * decision equals our Sst.mayMatch. Where the blocks are byte-identical this also means
  * RocksDB's reader, run on our builder's bytes, answers as our reader does.
  */
 class RocksJavaInteropTest {
@@ -80,7 +80,7 @@ class RocksJavaInteropTest {
     static void summary() {
         System.out.println("==== RocksJava " + RocksDB.rocksdbVersion() + " interop summary ====");
         SUMMARY.forEach(System.out::println);
-        System.out.printf("totals: %d keys checked through SstFilter, %d filter bytes compared, %d absent keys"
+        System.out.printf("totals: %d keys checked through Sst, %d filter bytes compared, %d absent keys"
                 + " checked against RocksDB's own filter decision%n", KEYS_CHECKED.get(), BYTES_COMPARED.get(),
                 ORACLE_KEYS.get());
         // Each test adds whole key sets; a partial count would mean a loop stopped early.
@@ -146,7 +146,7 @@ class RocksJavaInteropTest {
         return path;
     }
 
-    static int assertEveryKeyMatches(SstFilter sst, byte[][] keys) {
+    static int assertEveryKeyMatches(Sst sst, byte[][] keys) {
         int n = 0;
         for (byte[] k : keys) {
             assertTrue(sst.mayMatch(k), () -> "false negative for " + new String(k));
@@ -162,7 +162,7 @@ class RocksJavaInteropTest {
      *
      * @return number of absent keys RocksDB's filter rejected
      */
-    static long rocksDbAgrees(String name, Options opts, Path sst, SstFilter ours, byte[][] absent) throws Exception {
+    static long rocksDbAgrees(String name, Options opts, Path sst, Sst ours, byte[][] absent) throws Exception {
         Path dbDir = tmp.resolve(name + "-db");
         try (Statistics stats = new Statistics(); Options o = new Options(opts)) {
             o.setCreateIfMissing(true).setStatistics(stats);
@@ -202,7 +202,7 @@ class RocksJavaInteropTest {
         Path sst;
         try (Options opts = options(c)) {
             sst = writeSst(c.name(), opts, KEYS);
-            try (SstFilter file = SstFilter.open(sst)) {
+            try (Sst file = Sst.open(sst)) {
                 SstProperties p = file.properties();
                 assertEquals(c.formatVersion(), p.formatVersion());
                 assertEquals(SstFilterType.FULL, file.filterType());
@@ -223,8 +223,8 @@ class RocksJavaInteropTest {
                     int fp = 0;
                     for (byte[] k : ABSENT) {
                         boolean a = file.mayMatch(k);
-                        assertEquals(a, mine.mayMatch(k), "SstFilter vs our Filter");
-                        assertEquals(a, rocks.mayMatch(k), "SstFilter vs its full filter");
+                        assertEquals(a, mine.mayMatch(k), "Sst vs our Filter");
+                        assertEquals(a, rocks.mayMatch(k), "Sst vs its full filter");
                         fp += a ? 1 : 0;
                     }
                     long rejected = rocksDbAgrees(c.name(), opts, sst, file, ABSENT);
@@ -258,7 +258,7 @@ class RocksJavaInteropTest {
     }
 
     private void checkDefaultsFile(String name, Options opts, Path sst, int defaultFv, boolean optimize) throws Exception {
-        try (SstFilter file = SstFilter.open(sst)) {
+        try (Sst file = Sst.open(sst)) {
             SstProperties p = file.properties();
             assertEquals(defaultFv, p.formatVersion(), "format_version RocksJava reports as default");
             assertTrue(p.formatVersion() >= 6, "10.10 defaults to format_version >= 6");
@@ -328,7 +328,7 @@ class RocksJavaInteropTest {
         }
         try (opts) {
             Path sst = writeSst(c.name(), opts, KEYS);
-            try (SstFilter file = SstFilter.open(sst)) {
+            try (Sst file = Sst.open(sst)) {
                 SstProperties p = file.properties();
                 assertEquals(SstFilterType.PARTITIONED, file.filterType());
                 assertTrue(p.numPartitions() > 1, "partitions: " + p.numPartitions());
@@ -339,7 +339,7 @@ class RocksJavaInteropTest {
                     fp += file.mayMatch(k) ? 1 : 0;
                 }
                 final int fpSingle = fp;
-                // The same SstFilter queried from 8 threads at once gives the same answers.
+                // The same Sst queried from 8 threads at once gives the same answers.
                 java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
                 try {
                     List<java.util.concurrent.Future<Integer>> rs = new ArrayList<>();
@@ -401,7 +401,7 @@ class RocksJavaInteropTest {
                     }
                     ours = b.finish();
                 }
-                try (SstFilter file = SstFilter.open(sst); Filter rocks = file.fullFilter().orElseThrow()) {
+                try (Sst file = Sst.open(sst); Filter rocks = file.fullFilter().orElseThrow()) {
                     SstProperties p = file.properties();
                     assertEquals("rocksdb.FixedPrefix." + prefixLen, p.prefixExtractor());
                     assertTrue(p.hasPrefixFilter());
@@ -438,7 +438,7 @@ class RocksJavaInteropTest {
             byte[] fileBytes = Files.readAllBytes(sst);
             byte[] viaPath;
             Filter outlives;
-            try (SstFilter f = SstFilter.open(sst); Filter full = f.fullFilter().orElseThrow()) {
+            try (Sst f = Sst.open(sst); Filter full = f.fullFilter().orElseThrow()) {
                 viaPath = full.bytes();
                 outlives = f.fullFilter().orElseThrow();
                 RocksFilterException noPrefix = org.junit.jupiter.api.Assertions.assertThrows(RocksFilterException.class,
@@ -450,7 +450,7 @@ class RocksJavaInteropTest {
                     }
                 }
             }
-            // A full filter of a file opened by path stays valid after the SstFilter is closed.
+            // A full filter of a file opened by path stays valid after the Sst is closed.
             try (outlives) {
                 assertArrayEquals(viaPath, outlives.bytes());
                 for (byte[] k : KEYS) {
@@ -459,12 +459,12 @@ class RocksJavaInteropTest {
             }
             try (Arena arena = Arena.ofShared()) {
                 MemorySegment seg = arena.allocateFrom(JAVA_BYTE, fileBytes);
-                try (SstFilter f = SstFilter.openMemory(seg); Filter full = f.fullFilter().orElseThrow()) {
+                try (Sst f = Sst.openMemory(seg); Filter full = f.fullFilter().orElseThrow()) {
                     assertArrayEquals(viaPath, full.bytes());
                     assertEquals(N, assertEveryKeyMatches(f, KEYS));
                 }
             }
-            try (SstFilter f = SstFilter.openBytes(fileBytes)) {
+            try (Sst f = Sst.openBytes(fileBytes)) {
                 assertEquals(N, assertEveryKeyMatches(f, KEYS));
                 assertTrue(f.property("rocksdb.comparator").isPresent());
                 assertFalse(f.property("no.such.property").isPresent());
@@ -475,7 +475,7 @@ class RocksJavaInteropTest {
             Path bad = tmp.resolve("damaged.sst");
             Files.write(bad, damaged);
             try {
-                try (SstFilter f = SstFilter.open(bad)) {
+                try (Sst f = Sst.open(bad)) {
                     // The flipped byte may sit in a block the opener does not read (e.g. a data block).
                     assertEquals(N, assertEveryKeyMatches(f, KEYS));
                 }
@@ -483,9 +483,9 @@ class RocksJavaInteropTest {
                 assertEquals(Status.CORRUPTION, e.status(), e.getMessage());
             }
             RocksFilterException missing = org.junit.jupiter.api.Assertions.assertThrows(RocksFilterException.class,
-                    () -> SstFilter.open(tmp.resolve("missing.sst")));
+                    () -> Sst.open(tmp.resolve("missing.sst")));
             assertEquals(Status.IO_ERROR, missing.status());
-            SstFilter closed = SstFilter.open(sst);
+            Sst closed = Sst.open(sst);
             closed.close();
             closed.close();
             org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> closed.mayMatch(KEYS[0]));
@@ -494,4 +494,34 @@ class RocksJavaInteropTest {
             throw new AssertionError(e);
         }
     }
+    /** The deprecated name SstFilter still compiles and behaves as Sst (it is one). */
+    @Test
+    @SuppressWarnings("deprecation")
+    void sstFilterIsTheDeprecatedAliasOfSst() throws Exception {
+        Exact c = new Exact("alias-bloom10-fv5", Policy.BLOOM, 10, 5, null);
+        try (Options opts = options(c)) {
+            Path sst = writeSst(c.name(), opts, KEYS);
+            byte[] fileBytes = Files.readAllBytes(sst);
+            try (Sst modern = Sst.open(sst); SstFilter old = SstFilter.open(sst);
+                 SstFilter fromBytes = SstFilter.openBytes(fileBytes); SstFilter unverified = SstFilter.open(sst, false);
+                 Arena arena = Arena.ofConfined();
+                 SstFilter fromMemory = SstFilter.openMemory(arena.allocateFrom(JAVA_BYTE, fileBytes))) {
+                Sst asSst = old; // an SstFilter is an Sst
+                assertEquals(modern.properties(), asSst.properties());
+                assertEquals(modern.filterType(), old.filterType());
+                for (SstFilter f : List.of(old, fromBytes, unverified, fromMemory)) {
+                    assertEquals(N, assertEveryKeyMatches(f, KEYS));
+                }
+                for (byte[] k : ABSENT) {
+                    assertEquals(modern.mayMatch(k), old.mayMatch(k));
+                }
+                try (Filter a = modern.fullFilter().orElseThrow(); Filter b = old.fullFilter().orElseThrow()) {
+                    assertArrayEquals(a.bytes(), b.bytes());
+                }
+            }
+            assertTrue(SstFilter.class.isAnnotationPresent(Deprecated.class));
+            assertEquals(Sst.class, SstFilter.class.getSuperclass());
+        }
+    }
 }
+

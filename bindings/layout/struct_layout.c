@@ -1,0 +1,57 @@
+/*
+ * Prints the layout of every C struct the language bindings mirror by hand,
+ * as the C compiler lays it out from include/rocksfilter.h:
+ *
+ *   struct NAME SIZEOF ALIGNOF
+ *   field NAME MEMBER OFFSETOF SIZEOF
+ *
+ * one line each, members in declaration order. The Java binding's
+ * StructLayoutTest compiles this against the header, runs it and compares
+ * every line with its MemoryLayouts (and checks that the members listed here
+ * are all the members the header declares). The Go binding reads these
+ * structs through cgo (C.rocksfilter_...), so the Go compiler already uses
+ * the header's layout.
+ *
+ *   cc -std=c11 -Wall -Wextra -Werror -Iinclude bindings/layout/struct_layout.c -o struct_layout
+ */
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "rocksfilter.h"
+
+#define STRUCT(T) printf("struct %s %zu %zu\n", #T, sizeof(T), (size_t)alignof(T))
+#define FIELD(T, m) printf("field %s %s %zu %zu\n", #T, #m, offsetof(T, m), sizeof(((T *)0)->m))
+
+int main(void) {
+  STRUCT(rocksfilter_filter_info_ex);
+  FIELD(rocksfilter_filter_info_ex, struct_size);
+  FIELD(rocksfilter_filter_info_ex, kind);
+  FIELD(rocksfilter_filter_info_ex, bytes);
+  FIELD(rocksfilter_filter_info_ex, num_probes);
+  FIELD(rocksfilter_filter_info_ex, num_lines);
+  FIELD(rocksfilter_filter_info_ex, line_bytes);
+  FIELD(rocksfilter_filter_info_ex, num_blocks);
+  FIELD(rocksfilter_filter_info_ex, seed);
+  FIELD(rocksfilter_filter_info_ex, lower_num_columns);
+  FIELD(rocksfilter_filter_info_ex, upper_start_block);
+  FIELD(rocksfilter_filter_info_ex, reserved);
+
+  STRUCT(rocksfilter_sst_properties);
+  FIELD(rocksfilter_sst_properties, format_version);
+  FIELD(rocksfilter_sst_properties, checksum_type);
+  FIELD(rocksfilter_sst_properties, filter_type);
+  FIELD(rocksfilter_sst_properties, num_partitions);
+  FIELD(rocksfilter_sst_properties, whole_key_filtering);
+  FIELD(rocksfilter_sst_properties, has_prefix_filter);
+  FIELD(rocksfilter_sst_properties, num_entries);
+  FIELD(rocksfilter_sst_properties, num_filter_entries);
+  FIELD(rocksfilter_sst_properties, filter_size);
+  FIELD(rocksfilter_sst_properties, creation_time);
+  FIELD(rocksfilter_sst_properties, file_creation_time);
+  FIELD(rocksfilter_sst_properties, filter_policy);
+  FIELD(rocksfilter_sst_properties, comparator);
+  FIELD(rocksfilter_sst_properties, prefix_extractor);
+  FIELD(rocksfilter_sst_properties, filter_block_name);
+  return 0;
+}
