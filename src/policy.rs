@@ -4,7 +4,7 @@
 //! format and size a block for a given set of entries gets. Building, sizing
 //! and estimating all go through `Plan::new`, so they cannot disagree.
 
-use crate::bloom::{cache_local_fp_rate, choose_num_probes, fast_local, legacy};
+use crate::bloom::{choose_num_probes, fast_local, legacy};
 use crate::error::{Error, Result};
 use crate::ribbon;
 
@@ -73,7 +73,7 @@ impl BitsPerKey {
     /// bits/key and its probe count, so Ribbon matches Bloom's accuracy in
     /// about 30% less space.
     pub fn desired_one_in_fp_rate(&self) -> f64 {
-        1.0 / cache_local_fp_rate(self.bits, choose_num_probes(self.millibits), 512)
+        1.0 / fast_local::fp_rate_at(self.bits, choose_num_probes(self.millibits))
     }
 }
 

@@ -74,6 +74,13 @@ pub(crate) fn sizing(num_entries: usize, millibits_per_key: u32) -> Sizing {
     Sizing { len: calculate_space(num_entries, millibits_per_key), num_probes: choose_num_probes(millibits_per_key) }
 }
 
+/// The cache-local FP rate at `bits_per_key` and `num_probes` with this
+/// format's 512-bit lines (`CacheLocalFpRate(bpk, probes, 512)`), which is
+/// also the rate Ribbon's policy targets for a bits/key.
+pub(crate) fn fp_rate_at(bits_per_key: f64, num_probes: u32) -> f64 {
+    cache_local_fp_rate(bits_per_key, num_probes, LINE as u32 * 8)
+}
+
 /// RocksDB's `FastLocalBloomImpl::EstimatedFpRate` for a built filter:
 /// cache-local Bloom FP rate combined with 64-bit hash collisions.
 pub fn estimated_fp_rate(keys: usize, len_with_metadata: usize, num_probes: u32) -> f64 {
@@ -82,7 +89,7 @@ pub fn estimated_fp_rate(keys: usize, len_with_metadata: usize, num_probes: u32)
     }
     let bytes = len_with_metadata - METADATA_LEN;
     independent_probability_sum(
-        cache_local_fp_rate(8.0 * bytes as f64 / keys as f64, num_probes, 512),
+        fp_rate_at(8.0 * bytes as f64 / keys as f64, num_probes),
         fingerprint_fp_rate(keys, 64),
     )
 }

@@ -48,7 +48,7 @@ pub fn estimated_fp_rate(keys: usize, len_with_metadata: usize, num_probes: u32)
     let bytes = len_with_metadata - METADATA_LEN;
     let bits_per_key = 8.0 * bytes as f64 / keys as f64;
     let filter_rate =
-        cache_local_fp_rate(bits_per_key, num_probes, 512) + 0.1 / (bits_per_key * 0.75 + 22.0);
+        cache_local_fp_rate(bits_per_key, num_probes, LINE_BITS as u32) + 0.1 / (bits_per_key * 0.75 + 22.0);
     independent_probability_sum(filter_rate, fingerprint_fp_rate(keys, 32))
 }
 
