@@ -341,6 +341,10 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * ==========================================================================
+ * BUILDERS: collect keys, then write the block RocksDB writes for them.
+ * ==========================================================================
+ *
  * Creates a builder for `policy` at `bits_per_key`.
  *
  * bits_per_key is sanitised as RocksDB does: below 0.5 (RocksDB writes no
@@ -422,6 +426,10 @@ rocksfilter_status rocksfilter_builder_finish(struct rocksfilter_builder *b,
 void rocksfilter_builder_free(struct rocksfilter_builder *b);
 
 /**
+ * ==========================================================================
+ * MEMORY: buffers and messages the library returns.
+ * ==========================================================================
+ *
  * Frees a buffer returned by this library (`len` is accepted for symmetry
  * and ignored; the buffer is malloc()ed, so free() works too). NULL is
  * ignored.
@@ -434,6 +442,10 @@ void rocksfilter_bytes_free(uint8_t *data, size_t _len);
 void rocksfilter_string_free(char *s);
 
 /**
+ * ==========================================================================
+ * FILTERS: load a block (validated once), then query it from any thread.
+ * ==========================================================================
+ *
  * Loads a filter block, copying its `len` bytes (the caller may free `data`
  * right after). Blocks of 5 bytes or fewer load as ALWAYS_FALSE; reserved
  * or unknown formats as ALWAYS_TRUE (RocksDB's future-safe rule); a block
@@ -573,6 +585,10 @@ double rocksfilter_filter_estimated_fp_rate(const struct rocksfilter_filter *f, 
 void rocksfilter_filter_free(struct rocksfilter_filter *f);
 
 /**
+ * ==========================================================================
+ * HASHES AND VERSION.
+ * ==========================================================================
+ *
  * RocksDB's filter hash (Hash64 / GetSliceHash64: the XXH3 preview frozen
  * in RocksDB, not final XXH3) of `len` bytes at `key`. The empty key hashes
  * to 0x5342c3010fe1dd04. A NULL key with non-zero length, or a length
@@ -593,6 +609,10 @@ uint32_t rocksfilter_legacy_hash32(const uint8_t *key, size_t len);
 const char *rocksfilter_version(void);
 
 /**
+ * ==========================================================================
+ * SST FILES: open a RocksDB SST file and ask whether it can hold a key.
+ * ==========================================================================
+ *
  * Opens the SST file at `path` (NUL-terminated), memory-mapping it; filter
  * bytes are never copied. Verifies the footer and every block read. The
  * file must not be modified or truncated while the handle is open. On

@@ -203,6 +203,10 @@ pub(crate) fn null_arg(what: &str) -> Error {
 
 // ---------------------------------------------------------------- builder
 
+/// ==========================================================================
+/// BUILDERS: collect keys, then write the block RocksDB writes for them.
+/// ==========================================================================
+///
 /// Creates a builder for `policy` at `bits_per_key`.
 ///
 /// bits_per_key is sanitised as RocksDB does: below 0.5 (RocksDB writes no
@@ -407,6 +411,10 @@ pub unsafe extern "C" fn rocksfilter_builder_free(b: *mut rocksfilter_builder) {
     })
 }
 
+/// ==========================================================================
+/// MEMORY: buffers and messages the library returns.
+/// ==========================================================================
+///
 /// Frees a buffer returned by this library (`len` is accepted for symmetry
 /// and ignored; the buffer is malloc()ed, so free() works too). NULL is
 /// ignored.
@@ -449,6 +457,10 @@ unsafe fn load(
     unsafe { guard_out(errptr, out, make) }
 }
 
+/// ==========================================================================
+/// FILTERS: load a block (validated once), then query it from any thread.
+/// ==========================================================================
+///
 /// Loads a filter block, copying its `len` bytes (the caller may free `data`
 /// right after). Blocks of 5 bytes or fewer load as ALWAYS_FALSE; reserved
 /// or unknown formats as ALWAYS_TRUE (RocksDB's future-safe rule); a block
@@ -865,6 +877,10 @@ pub unsafe extern "C" fn rocksfilter_filter_free(f: *mut rocksfilter_filter) {
 
 // ---------------------------------------------------------------- misc
 
+/// ==========================================================================
+/// HASHES AND VERSION.
+/// ==========================================================================
+///
 /// RocksDB's filter hash (Hash64 / GetSliceHash64: the XXH3 preview frozen
 /// in RocksDB, not final XXH3) of `len` bytes at `key`. The empty key hashes
 /// to 0x5342c3010fe1dd04. A NULL key with non-zero length, or a length

@@ -88,6 +88,10 @@ fn options(flags: u32) -> Result<SstOptions, Error> {
     Ok(SstOptions { verify_checksums: flags & ROCKSFILTER_SST_SKIP_CHECKSUMS == 0 })
 }
 
+/// ==========================================================================
+/// SST FILES: open a RocksDB SST file and ask whether it can hold a key.
+/// ==========================================================================
+///
 /// Opens the SST file at `path` (NUL-terminated), memory-mapping it; filter
 /// bytes are never copied. Verifies the footer and every block read. The
 /// file must not be modified or truncated while the handle is open. On
