@@ -111,6 +111,13 @@ unsafe extern "C" fn add_key_entry(b: &mut FilterBuilder, key: *const u8, len: u
 impl FilterBuilder {
     /// A builder for `policy` at `bits_per_key`, sanitised as RocksDB does
     /// (see [`BitsPerKey::new`]; below 0.5 or NaN is an error).
+    ///
+    /// ```
+    /// use rocksfilter::{ErrorKind, FilterBuilder, Policy};
+    /// assert!(FilterBuilder::new(Policy::Ribbon, 10.0).is_ok());
+    /// // Below 0.5 bits/key RocksDB writes no filter at all.
+    /// assert_eq!(FilterBuilder::new(Policy::Bloom, 0.4).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    /// ```
     pub fn new(policy: Policy, bits_per_key: f64) -> Result<Self> {
         let bits = BitsPerKey::new(bits_per_key)?;
         let state = match policy {
@@ -121,6 +128,12 @@ impl FilterBuilder {
     }
 
     /// The policy this builder writes.
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// assert_eq!(FilterBuilder::new(Policy::Ribbon, 10.0)?.policy(), Policy::Ribbon);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn policy(&self) -> Policy {
         self.policy
     }
@@ -138,6 +151,16 @@ impl FilterBuilder {
     }
 
     /// Adds a key (adjacent duplicates collapse, as in RocksDB).
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key(b"a");
+    /// b.add_key(b"a"); // an adjacent repeat collapses, as in RocksDB
+    /// b.add_key(b"b");
+    /// assert_eq!(b.num_entries(), 2);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     #[inline]
     pub fn add_key(&mut self, key: &[u8]) {
         // SAFETY: a slice's pointer and length.
@@ -148,6 +171,17 @@ impl FilterBuilder {
     /// filtering), with RocksDB's `AddKeyAndAlt` de-duplication (RocksDB 8.x
     /// and later; RocksDB 7.x added the key before the prefix, see the C
     /// header's `rocksfilter_builder_add_key_and_alt`).
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key_and_alt(b"user:1001", b"user"); // whole key and its prefix
+    /// b.add_key_and_alt(b"user:1002", b"user"); // same prefix: added once
+    /// assert_eq!(b.num_entries(), 3);
+    /// let block = b.finish()?;
+    /// assert!(Filter::new(&block)?.may_match(b"user"));
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn add_key_and_alt(&mut self, key: &[u8], alt: &[u8]) {
         match &mut self.state {
             State::Xxph3(e) => e.add_key_and_alt(hash64(key), hash64(alt)),
@@ -160,6 +194,15 @@ impl FilterBuilder {
     /// Legacy Bloom filters hash keys with a 32-bit hash that cannot be
     /// derived from this one; on a legacy builder the call is recorded and
     /// `finish` fails with an invalid-argument error.
+    ///
+    /// ```
+    /// use rocksfilter::{hash64, FilterBuilder, Policy};
+    /// let (mut a, mut b) = (FilterBuilder::new(Policy::Ribbon, 10.0)?, FilterBuilder::new(Policy::Ribbon, 10.0)?);
+    /// a.add_key(b"apple");
+    /// b.add_hash(hash64(b"apple"));
+    /// assert_eq!(a.finish()?, b.finish()?);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     #[inline]
     pub fn add_hash(&mut self, hash: u64) {
         match &mut self.state {
@@ -182,6 +225,14 @@ impl FilterBuilder {
 
     /// Entries added so far, after collapsing duplicates (RocksDB's
     /// `EstimateEntriesAdded`).
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// for k in [&b"a"[..], b"b", b"a"] { b.add_key(k); }
+    /// assert_eq!(b.num_entries(), 3); // only adjacent repeats collapse
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn num_entries(&self) -> usize {
         match &self.state {
             State::Xxph3(e) => e.hashes.len(),
@@ -216,6 +267,16 @@ impl FilterBuilder {
 
     /// Produces the filter block and empties the builder for reuse. No keys
     /// give an empty block (RocksDB's always-false filter).
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// assert!(b.finish()?.is_empty()); // no keys: RocksDB's empty block
+    /// b.add_key(b"k");
+    /// assert_eq!(b.finish()?.len(), 64 + 5); // one cache line and the trailer
+    /// assert_eq!(b.num_entries(), 0); // empty again, ready for reuse
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn finish(&mut self) -> Result<Vec<u8>> {
         Ok(self.finish_into::<Vec<u8>>()?.unwrap_or_default())
     }
@@ -283,6 +344,15 @@ impl FilterBuilder {
     }
 
     /// Drops all added keys.
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key(b"k");
+    /// b.reset();
+    /// assert_eq!(b.num_entries(), 0);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn reset(&mut self) {
         self.deferred_error = None;
         match &mut self.state {
@@ -325,6 +395,16 @@ impl FilterBuilder {
     /// while building; if it is broken, the keys are iterated a second time
     /// through the ordinary buffered builder (hence `Clone`), so the result
     /// is always RocksDB's.
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let keys: Vec<Vec<u8>> = (0..1000u32).map(|i| i.to_be_bytes().to_vec()).collect();
+    /// let direct = FilterBuilder::build_bloom_exact(keys.iter().map(|k| &k[..]), 10.0)?;
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// keys.iter().for_each(|k| b.add_key(k));
+    /// assert_eq!(direct, b.finish()?);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn build_bloom_exact<'k, I>(keys: I, bits_per_key: f64) -> Result<Vec<u8>>
     where
         I: IntoIterator<Item = &'k [u8]> + Clone,
@@ -368,6 +448,16 @@ impl FilterBuilder {
     /// Phase 1 hashes contiguous key ranges in parallel; phase 2 gives each
     /// thread a disjoint window of cache lines of the bit array, and each
     /// thread sets the bits of the hashes that land in its window.
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Policy};
+    /// let keys: Vec<Vec<u8>> = (0..1000u32).map(|i| i.to_be_bytes().to_vec()).collect();
+    /// let parallel = FilterBuilder::build_bloom_parallel(&keys, 10.0, 2)?;
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// keys.iter().for_each(|k| b.add_key(k));
+    /// assert_eq!(parallel, b.finish()?);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn build_bloom_parallel<K: AsRef<[u8]> + Sync>(
         keys: &[K],
         bits_per_key: f64,

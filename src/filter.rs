@@ -344,12 +344,29 @@ impl<'a> Filter<'a> {
     }
 
     /// Loads a block without copying it.
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, Kind};
+    /// let f = Filter::new(&[])?; // 5 bytes or fewer: no keys
+    /// assert_eq!(f.kind(), Kind::AlwaysFalse);
+    /// assert!(!f.may_match(b"anything"));
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn new(block: &'a [u8]) -> Result<Filter<'a>> {
         let reader = parse(block)?;
         Ok(Filter::assemble(Bytes::Borrowed(block), reader))
     }
 
     /// Loads a block, taking ownership of its bytes.
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key(b"k");
+    /// let f: Filter<'static> = Filter::from_vec(b.finish()?)?; // no borrow to keep alive
+    /// assert!(f.may_match(b"k"));
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn from_vec(block: Vec<u8>) -> Result<Filter<'static>> {
         let reader = parse(&block)?;
         Ok(Filter::assemble(Bytes::Owned(block), reader))
@@ -371,6 +388,17 @@ impl<'a> Filter<'a> {
     }
 
     /// A copy that owns its bytes.
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key(b"k");
+    /// let block = b.finish()?;
+    /// let owned = Filter::new(&block)?.into_owned();
+    /// drop(block);
+    /// assert!(owned.may_match(b"k"));
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn into_owned(self) -> Filter<'static> {
         let data = match self.data {
             Bytes::Borrowed(b) => Bytes::Owned(b.to_vec()),
@@ -381,6 +409,15 @@ impl<'a> Filter<'a> {
     }
 
     /// The whole block, trailer included.
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key(b"k");
+    /// let block = b.finish()?;
+    /// assert_eq!(Filter::new(&block)?.as_bytes(), &block[..]);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
         // SAFETY: struct invariant: `view` is `data`'s bytes, alive and
@@ -389,6 +426,14 @@ impl<'a> Filter<'a> {
     }
 
     /// The kind of block loaded.
+///
+/// ```
+/// use rocksfilter::{Filter, FilterBuilder, Kind, Policy};
+/// let mut b = FilterBuilder::new(Policy::LegacyBloom, 10.0)?;
+/// b.add_key(b"k");
+/// assert_eq!(Filter::new(&b.finish()?)?.kind(), Kind::LegacyBloom);
+/// # Ok::<(), rocksfilter::Error>(())
+/// ```
     pub fn kind(&self) -> Kind {
         match self.reader {
             Reader::AlwaysFalse => Kind::AlwaysFalse,
@@ -444,6 +489,16 @@ impl<'a> Filter<'a> {
 
     /// May `key` have been added? `false` is definite; `true` may be a false
     /// positive.
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Ribbon, 10.0)?;
+    /// for k in [&b"apple"[..], b"banana"] { b.add_key(k); }
+    /// let block = b.finish()?;
+    /// let f = Filter::new(&block)?;
+    /// assert!(f.may_match(b"apple")); // an added key always matches
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     #[inline]
     pub fn may_match(&self, key: &[u8]) -> bool {
         // SAFETY: `query` only holds functions whose CPU features were
@@ -466,6 +521,16 @@ impl<'a> Filter<'a> {
     /// are built from a different (32-bit) hash that cannot be derived from
     /// this one, so on them this answers `true` (never a false negative;
     /// RocksDB's own reader answers `false` there).
+    ///
+    /// ```
+    /// use rocksfilter::{hash64, Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key(b"apple");
+    /// let block = b.finish()?;
+    /// let f = Filter::new(&block)?;
+    /// assert_eq!(f.may_match_hash(hash64(b"apple")), f.may_match(b"apple"));
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     #[inline]
     pub fn may_match_hash(&self, hash: u64) -> bool {
         // SAFETY: as in `may_match`.
@@ -488,6 +553,20 @@ impl<'a> Filter<'a> {
     ///
     /// # Panics
     /// If `results` is shorter than the number of keys.
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key(b"apple");
+    /// let block = b.finish()?;
+    /// let f = Filter::new(&block)?;
+    /// let keys = [&b"apple"[..], b"durian"];
+    /// let mut results = [false; 2];
+    /// f.may_match_batch(&keys, &mut results);
+    /// assert_eq!(results, [f.may_match(b"apple"), f.may_match(b"durian")]);
+    /// assert!(results[0]);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn may_match_batch<K: AsRef<[u8]>>(&self, keys: &[K], results: &mut [bool]) {
         assert!(results.len() >= keys.len(), "results shorter than keys");
         self.may_match_indexed(keys.len(), |i| keys[i].as_ref(), results);
@@ -495,6 +574,20 @@ impl<'a> Filter<'a> {
 
     /// Batch query over keys given by index (no intermediate allocation;
     /// used by the C ABI's pointer-array and packed-buffer forms).
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::new(Policy::Bloom, 10.0)?;
+    /// b.add_key(b"ab");
+    /// let block = b.finish()?;
+    /// let f = Filter::new(&block)?;
+    /// // Keys packed in one buffer: key i is buf[2 * i..2 * i + 2].
+    /// let buf = b"abcdab";
+    /// let mut results = [false; 3];
+    /// f.may_match_indexed(3, |i| &buf[2 * i..2 * i + 2], &mut results);
+    /// assert!(results[0] && results[2]);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn may_match_indexed<'k>(
         &self,
         n: usize,

@@ -33,6 +33,15 @@ impl BitsPerKey {
     /// RocksDB would silently treat as 100); below 1 becomes 1; 100 and above
     /// (including +infinity) becomes 100. The millibit value is rounded with
     /// RocksDB's nudge (`bpk * 1000 + 0.500001`), so 7.4999 is 7500 millibits.
+    ///
+    /// ```
+    /// use rocksfilter::BitsPerKey;
+    /// let b = BitsPerKey::new(7.4999)?;
+    /// assert_eq!((b.millibits(), b.whole_bits()), (7500, 8)); // RocksDB's nudged rounding
+    /// assert_eq!(BitsPerKey::new(250.0)?.bits(), 100.0);
+    /// assert!(BitsPerKey::new(f64::NAN).is_err());
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn new(bits_per_key: f64) -> Result<Self> {
         if bits_per_key.is_nan() {
             return Err(Error::invalid("bits_per_key is NaN"));
@@ -54,17 +63,32 @@ impl BitsPerKey {
     }
 
     /// The sanitised value (1.0 ..= 100.0).
+    ///
+    /// ```
+    /// assert_eq!(rocksfilter::BitsPerKey::new(0.7)?.bits(), 1.0);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn bits(&self) -> f64 {
         self.bits
     }
 
     /// Thousandths of a bit per key: what FastLocalBloom sizes with.
+    ///
+    /// ```
+    /// assert_eq!(rocksfilter::BitsPerKey::new(9.9)?.millibits(), 9900);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn millibits(&self) -> u32 {
         self.millibits
     }
 
     /// Whole bits per key for the legacy filter: a rounding up of the nudged
     /// millibits (RocksDB's `whole_bits_per_key_`), so 7.4999 gives 8.
+    ///
+    /// ```
+    /// assert_eq!(rocksfilter::BitsPerKey::new(10.0)?.whole_bits(), 10);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn whole_bits(&self) -> u32 {
         (self.millibits + 500) / 1000
     }
@@ -72,6 +96,12 @@ impl BitsPerKey {
     /// 1 / FP rate that Ribbon targets: the cache-local Bloom FP rate at this
     /// bits/key and its probe count, so Ribbon matches Bloom's accuracy in
     /// about 30% less space.
+    ///
+    /// ```
+    /// let one_in = rocksfilter::BitsPerKey::new(10.0)?.desired_one_in_fp_rate();
+    /// assert!((100.0..120.0).contains(&one_in)); // Ribbon at "10 bits/key" targets ~1 in 110
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn desired_one_in_fp_rate(&self) -> f64 {
         1.0 / fast_local::fp_rate_at(self.bits, choose_num_probes(self.millibits))
     }

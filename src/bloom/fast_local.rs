@@ -33,6 +33,10 @@ const GOLDEN: u32 = 0x9e37_79b9;
 
 /// RocksDB's `FastLocalBloomImpl::ChooseNumProbes`: the probe count that
 /// minimises the cache-local FP rate for a bits/key, in thousandths of a bit.
+///
+/// ```
+/// assert_eq!(rocksfilter::choose_num_probes(10_000), 6); // 10 bits/key: 6 probes
+/// ```
 pub fn choose_num_probes(millibits_per_key: u32) -> u32 {
     match millibits_per_key {
         0..=2080 => 1,

@@ -10,6 +10,11 @@ pub use fast_local::choose_num_probes;
 
 /// FP rate of a standard (not cache-local) Bloom filter:
 /// `(1 - e^(-k/b))^k` for b bits/key and k probes.
+///
+/// ```
+/// let fp = rocksfilter::standard_fp_rate(10.0, 6);
+/// assert!((0.0084..0.0085).contains(&fp));
+/// ```
 pub fn standard_fp_rate(bits_per_key: f64, num_probes: u32) -> f64 {
     let k = num_probes as f64;
     (1.0 - (-k / bits_per_key).exp()).powf(k)
@@ -19,6 +24,12 @@ pub fn standard_fp_rate(bits_per_key: f64, num_probes: u32) -> f64 {
 /// one cache line, lines receive a Poisson-distributed number of keys, so the
 /// FP rate is the average of a crowded line (one standard deviation more keys)
 /// and an uncrowded one (one less).
+///
+/// ```
+/// use rocksfilter::{cache_local_fp_rate, standard_fp_rate};
+/// // Confining the probes to one 512-bit line costs a little accuracy.
+/// assert!(cache_local_fp_rate(10.0, 6, 512) > standard_fp_rate(10.0, 6));
+/// ```
 pub fn cache_local_fp_rate(bits_per_key: f64, num_probes: u32, cache_line_bits: u32) -> f64 {
     if bits_per_key <= 0.0 {
         return 1.0;

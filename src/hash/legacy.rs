@@ -12,6 +12,12 @@ const M: u32 = 0xc6a4_a793;
 const R: u32 = 24;
 
 /// RocksDB's `BloomHash`: the hash legacy Bloom filters are built from.
+///
+/// ```
+/// use rocksfilter::bloom_hash;
+/// assert_eq!(bloom_hash(b"key"), bloom_hash(b"key"));
+/// assert_ne!(bloom_hash(b"key"), bloom_hash(b"kez"));
+/// ```
 #[inline]
 pub fn bloom_hash(key: &[u8]) -> u32 {
     let n = key.len();

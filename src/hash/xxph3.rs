@@ -330,6 +330,10 @@ fn hash_long_impl(input: &[u8]) -> u64 {
 
 /// RocksDB's `Hash64(data, n)` / `GetSliceHash64(key)`: the hash every
 /// FastLocalBloom and Ribbon filter is built from.
+///
+/// ```
+/// assert_eq!(rocksfilter::hash64(b""), 0x5342_c301_0fe1_dd04);
+/// ```
 #[inline]
 pub fn hash64(key: &[u8]) -> u64 {
     hash64_inline(key)
