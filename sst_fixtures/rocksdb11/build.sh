@@ -28,6 +28,8 @@
 # without it (-Winvalid-pch makes that visible in the log).
 #
 # Prints the cache directory on stdout (the last line); progress on stderr.
+# The directory's `cxxflags` file holds the -std, defines and include paths a
+# program linking librocksdb.a must be compiled with (link: -lpthread -ldl).
 # Environment: CXX (default g++), JOBS (default nproc), ROCKSDB_SRC.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -42,7 +44,11 @@ ver="$(awk '/#define ROCKSDB_MAJOR/{a=$3} /#define ROCKSDB_MINOR/{b=$3} /#define
 
 # -O1: the fixtures are small, so build time matters more than speed.
 # Portable x86-64 baseline (no -msse4.2): crc32c takes RocksDB's software path.
-flags="-std=c++20 -O1 -g0 -fPIC -DNDEBUG -DHAVE_ALIGNED_NEW -DOS_LINUX -DROCKSDB_PLATFORM_POSIX -DROCKSDB_LIB_IO_POSIX -DROCKSDB_NAMESPACE=rocksdb -I$R -I$R/include -w"
+# ROCKSDB_MALLOC_USABLE_SIZE as RocksDB's CMake build defines it on glibc:
+# optimize_filters_for_memory (default on since 9.2) rounds filter sizes to
+# malloc_usable_size only with it.
+defines="-DNDEBUG -DHAVE_ALIGNED_NEW -DOS_LINUX -DROCKSDB_PLATFORM_POSIX -DROCKSDB_LIB_IO_POSIX -DROCKSDB_MALLOC_USABLE_SIZE -DROCKSDB_NAMESPACE=rocksdb"
+flags="-std=c++20 -O1 -g0 -fPIC $defines -I$R -I$R/include -w"
 key="$( { "$CXX" --version | head -n 1; echo "$flags" | sed "s|$R|SRC|g"; cat "$crate/rocksdb_lib_sources.txt"; } | sha256sum | cut -c1-12)"
 cache_root="${ROCKSFILTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rocksfilter}"
 dir="$cache_root/rocksdb-$ver-$key"
@@ -52,6 +58,7 @@ if [ -f "$dir/BUILT" ] && [ -f "$dir/librocksdb.a" ]; then
   exit 0
 fi
 mkdir -p "$dir/obj"
+echo "-std=c++20 $defines -I$R -I$R/include" > "$dir/cxxflags"
 exec 9>"$dir/.lock"
 flock 9
 start=$SECONDS
