@@ -33,7 +33,7 @@ INSTALLED_FILES = $(BINDIR)/rocksfilter \
   $(CMAKEDIR)/rocksfilterTargets.cmake
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module
-.PHONY: header build test prereqs go-test java-test rust-test header-check c-test sst-test demo clean
+.PHONY: header build test prereqs go-test java-test rust-test header-check c-test sst-test matrix-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
 SST_FIXTURES ?= $(CURDIR)/target/sst-fixtures
@@ -77,8 +77,19 @@ sst-test: build
 	$(CC) -O2 -Wall -Werror -o $(JUDGE) sst_fixtures/judge78.c -lrocksdb
 	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) ROCKSFILTER_JUDGE=$(JUDGE) $(CARGO) test --release --locked --test hostile -- --ignored --nocapture
 
+# The version matrix (sst_fixtures/matrix/README.md): RocksJava 5.18.4 to
+# 11.8.1, Debian's 7.8.3 and RocksDB 11.12 from source (built once per
+# machine into a cache outside the clone) write SSTs and judge their own keys;
+# the library must answer as each of them does. Prints the summary table.
+MATRIX ?= $(CURDIR)/target/matrix
+
+matrix-test: build
+	sst_fixtures/matrix/java/run.sh $(MATRIX)
+	sst_fixtures/matrix/cpp/run.sh $(MATRIX)
+	ROCKSFILTER_MATRIX=$(MATRIX) $(CARGO) test --release --locked --test matrix -- --ignored --nocapture
+
 # Everything: checks (and, as root, installs) what it needs first.
-test: prereqs header-check rust-test c-test sst-test example-test cpp-test go-test java-test
+test: prereqs header-check rust-test c-test sst-test matrix-test example-test cpp-test go-test java-test
 
 prereqs:
 	scripts/prereqs.sh --go --java

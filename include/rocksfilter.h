@@ -102,6 +102,12 @@ typedef enum {
 
 
 /**
+ * Probe counts above this are "reserved for new encodings" and match every
+ * key (`BuiltinFilterPolicy::KeyMayMatch`).
+ */
+#define MAX_PROBES 30
+
+/**
  * Flag for rocksfilter_sst_open_opts(): do not verify block checksums.
  */
 #define ROCKSFILTER_SST_SKIP_CHECKSUMS 1
@@ -122,8 +128,18 @@ typedef enum {
 #define ROCKSFILTER_SST_FILTER_PARTITIONED 2
 
 /**
+ * rocksfilter_sst_filter_type(): the obsolete block-based filter of RocksDB
+ * < 7.0 (metaindex "filter.rocksdb.BuiltinBloomFilter"): one small filter
+ * per 2 KiB of data-block offsets, looked up through the table's index.
+ * rocksfilter_sst_may_match() and rocksfilter_sst_prefix_may_match() answer
+ * from it; rocksfilter_sst_full_filter() returns ROCKSFILTER_NOT_FOUND.
+ * (New after 0.1.0, which reported these files as UNSUPPORTED.)
+ */
+#define ROCKSFILTER_SST_FILTER_BLOCK_BASED 4
+
+/**
  * rocksfilter_sst_filter_type(): a filter this library cannot read (custom
- * policy or the obsolete block-based filter) or that RocksDB would not use
+ * policy) or that RocksDB would not use
  * either (a damaged filter block or partition index, unreadable
  * properties, an index out of order, names RocksDB releases read
  * differently); every key may match. rocksfilter_sst_full_filter() says why.
@@ -146,6 +162,18 @@ typedef enum {
  * restart interval (1) shares nothing and needs no buffer at all.
  */
 #define PARTITION_KEYS_BUDGET (4 << 20)
+
+/**
+ * Oldest and newest footer versions RocksDB reads
+ * (`kMinSupportedBbtFormatVersionForRead`, `kLatestBbtFormatVersion` in
+ * RocksDB 11.12's `table/format.h`; 0 and 1 are the legacy magic number).
+ */
+#define MIN_FORMAT_VERSION 2
+
+/**
+ * See [`MIN_FORMAT_VERSION`].
+ */
+#define LATEST_FORMAT_VERSION 8
 
 /**
  * Properties are kept for [`Properties::raw`] while their names and values
@@ -286,7 +314,7 @@ typedef struct rocksfilter_filter_info_ex {
  */
 typedef struct rocksfilter_sst_properties {
   /**
-   * The footer's format_version (2 to 7).
+   * The footer's format_version (2 to 8).
    */
   uint32_t format_version;
   /**

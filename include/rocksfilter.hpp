@@ -66,6 +66,7 @@ enum class SstFilterType : std::uint32_t {
   full = ROCKSFILTER_SST_FILTER_FULL,
   partitioned = ROCKSFILTER_SST_FILTER_PARTITIONED,
   unsupported = ROCKSFILTER_SST_FILTER_UNSUPPORTED,
+  block_based = ROCKSFILTER_SST_FILTER_BLOCK_BASED,
 };
 
 /* Flags for Sst::open / Sst::open_memory. */

@@ -10,8 +10,11 @@
 use std::path::PathBuf;
 
 use rocksfilter::sst::PrefixExtractor;
-use rocksfilter::{ErrorKind, Filter, FilterBuilder, Kind, Policy, Sst, SstFilter, SstOptions};
+use rocksfilter::{ErrorKind, Filter, Kind, Policy, Sst, SstFilter, SstOptions};
 use serde_json::Value;
+
+#[path = "support/rebuild.rs"]
+mod rebuild;
 
 struct Fixture {
     path: PathBuf,
@@ -77,41 +80,8 @@ fn absent_keys(f: &Fixture, n: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// What RocksDB's full-filter builder adds for each key, in order
-/// (`FullFilterBlockBuilder::Add`): the key and/or its prefix.
-///
-/// RocksDB 7.x quirk, found by comparing with its files: with a prefix
-/// extractor and whole-key filtering off, its "re-add the last prefix at a
-/// partition start" branch fires once, on the key after the first in-domain
-/// key, and adds its never-assigned `last_prefix_str_`: the empty string.
-/// Later versions (AddKeyAndAlt) do not.
 fn rebuild(f: &Fixture, policy: Policy, sst: &Sst) -> Vec<u8> {
-    let mut b = FilterBuilder::new(policy, f.num("bits_per_key")).unwrap();
-    let prefix = sst.prefix_extractor();
-    let rocksdb7 = f.str("writer").starts_with("rocksdb-7.");
-    let (mut last_in_domain, mut empty_added) = (false, false);
-    for k in &f.keys {
-        let p = prefix.and_then(|p| p.prefix(k));
-        match (p, sst.whole_key_filtering()) {
-            (Some(p), true) => b.add_key_and_alt(k, p),
-            (Some(p), false) => {
-                if rocksdb7 && last_in_domain && !empty_added {
-                    b.add_key(b"");
-                    empty_added = true;
-                }
-                b.add_key(p)
-            }
-            (None, true) => b.add_key(k),
-            (None, false) => {
-                if rocksdb7 && last_in_domain && !empty_added {
-                    b.add_key(b"");
-                    empty_added = true;
-                }
-            }
-        }
-        last_in_domain = p.is_some();
-    }
-    b.finish().unwrap()
+    rebuild::rebuild(&f.keys, f.str("writer"), policy, f.num("bits_per_key"), sst)
 }
 
 #[test]

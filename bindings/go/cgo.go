@@ -39,6 +39,7 @@ var (
 	_ [-(int(SSTFilterFull) - int(C.ROCKSFILTER_SST_FILTER_FULL)) * (int(SSTFilterFull) - int(C.ROCKSFILTER_SST_FILTER_FULL))]struct{}
 	_ [-(int(SSTFilterPartitioned) - int(C.ROCKSFILTER_SST_FILTER_PARTITIONED)) * (int(SSTFilterPartitioned) - int(C.ROCKSFILTER_SST_FILTER_PARTITIONED))]struct{}
 	_ [-(int(SSTFilterUnsupported) - int(C.ROCKSFILTER_SST_FILTER_UNSUPPORTED)) * (int(SSTFilterUnsupported) - int(C.ROCKSFILTER_SST_FILTER_UNSUPPORTED))]struct{}
+	_ [-(int(SSTFilterBlockBased) - int(C.ROCKSFILTER_SST_FILTER_BLOCK_BASED)) * (int(SSTFilterBlockBased) - int(C.ROCKSFILTER_SST_FILTER_BLOCK_BASED))]struct{}
 )
 
 // keyArg returns the pointer and length to pass to C for key: NULL and 0

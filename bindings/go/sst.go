@@ -22,9 +22,13 @@ const (
 	SSTFilterFull        SSTFilterType = 1 // one full filter block
 	SSTFilterPartitioned SSTFilterType = 2 // a partitioned filter
 	// SSTFilterUnsupported is a filter this library cannot read (custom
-	// policy or the obsolete block-based filter): every key may match.
+	// policy) or that RocksDB would not use either: every key may match.
 	// Closed handles report it too.
 	SSTFilterUnsupported SSTFilterType = 3
+	// SSTFilterBlockBased is the obsolete block-based filter of RocksDB
+	// < 7.0: a small filter per 2 KiB of data-block offsets, looked up
+	// through the table's index. MayMatch and PrefixMayMatch answer from it.
+	SSTFilterBlockBased SSTFilterType = 4
 )
 
 // String returns the filter type name, e.g. "full".
@@ -38,6 +42,8 @@ func (t SSTFilterType) String() string {
 		return "partitioned"
 	case SSTFilterUnsupported:
 		return "unsupported"
+	case SSTFilterBlockBased:
+		return "block_based"
 	}
 	return "SSTFilterType(" + strconv.Itoa(int(t)) + ")"
 }

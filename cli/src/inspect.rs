@@ -101,6 +101,16 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
         if let SstFilter::Partitioned(parts) = sst.filter() {
             let _ = write!(o, "\"unreadable_partitions\":{},", parts.unreadable().len());
         }
+        if let SstFilter::BlockBased(b) = sst.filter() {
+            let _ = write!(
+                o,
+                "\"block_based\":{{\"filter_bytes\":{},\"filters\":{},\"base_lg\":{},\"data_blocks\":{}}},",
+                b.block_bytes(),
+                b.num_filters(),
+                b.base_lg().map_or("null".to_string(), |v| v.to_string()),
+                b.num_data_blocks()
+            );
+        }
         let _ = write!(o, "\"filter\":{},", json_str(&filter_desc));
         let _ = write!(o, "\"filter_block\":{},", sst.filter_block_name().map_or("null".into(), json_str));
         if let Some(g) = &geom {
@@ -146,6 +156,11 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
     println!("filter:             {filter_desc}");
     if let Some(name) = sst.filter_block_name() {
         println!("filter block:       {name}");
+    }
+    if let SstFilter::BlockBased(b) = sst.filter() {
+        println!("filter bytes:       {}", b.block_bytes());
+        println!("range filters:      {} (one per {} bytes of data-block offsets)", b.num_filters(), b.base_lg().map_or(0, |l| 1u64 << l.min(63)));
+        println!("data blocks:        {} (looked up through the index)", b.num_data_blocks());
     }
     if let Some(g) = &geom {
         println!("filter kind:        {}", g.kind);

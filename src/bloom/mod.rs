@@ -1,9 +1,11 @@
 //! Bloom filters as RocksDB builds them: the cache-local FastLocalBloom of
 //! format_version >= 5 (`fast_local`), the legacy filter of format_version < 5
-//! (`legacy`), and RocksDB's false-positive estimates (`BloomMath` in
+//! (`legacy`), the per-range filter of the obsolete block-based filter
+//! (`block_based`), and RocksDB's false-positive estimates (`BloomMath` in
 //! `util/bloom_impl.h`), which also size the Ribbon filter.
 
 pub(crate) mod fast_local;
+pub(crate) mod block_based;
 pub(crate) mod legacy;
 
 pub use fast_local::choose_num_probes;

@@ -17,8 +17,15 @@ pub const ROCKSFILTER_SST_FILTER_NONE: u32 = 0;
 pub const ROCKSFILTER_SST_FILTER_FULL: u32 = 1;
 /// rocksfilter_sst_filter_type(): a partitioned filter.
 pub const ROCKSFILTER_SST_FILTER_PARTITIONED: u32 = 2;
+/// rocksfilter_sst_filter_type(): the obsolete block-based filter of RocksDB
+/// < 7.0 (metaindex "filter.rocksdb.BuiltinBloomFilter"): one small filter
+/// per 2 KiB of data-block offsets, looked up through the table's index.
+/// rocksfilter_sst_may_match() and rocksfilter_sst_prefix_may_match() answer
+/// from it; rocksfilter_sst_full_filter() returns ROCKSFILTER_NOT_FOUND.
+/// (New after 0.1.0, which reported these files as UNSUPPORTED.)
+pub const ROCKSFILTER_SST_FILTER_BLOCK_BASED: u32 = 4;
 /// rocksfilter_sst_filter_type(): a filter this library cannot read (custom
-/// policy or the obsolete block-based filter) or that RocksDB would not use
+/// policy) or that RocksDB would not use
 /// either (a damaged filter block or partition index, unreadable
 /// properties, an index out of order, names RocksDB releases read
 /// differently); every key may match. rocksfilter_sst_full_filter() says why.
@@ -37,7 +44,7 @@ pub struct rocksfilter_sst {
 /// NULL when absent. Numbers are 0 when absent.
 #[repr(C)]
 pub struct rocksfilter_sst_properties {
-    /// The footer's format_version (2 to 7).
+    /// The footer's format_version (2 to 8).
     pub format_version: u32,
     /// Block checksum type: 0 none, 1 crc32c, 2 xxhash32, 3 xxhash64, 4 xxh3.
     pub checksum_type: u32,
@@ -250,6 +257,15 @@ pub unsafe extern "C" fn rocksfilter_sst_full_filter(
                     format!("the file's filter is partitioned ({} partitions), not a full filter", p.len()),
                 ))
             }
+            SstFilter::BlockBased(b) => {
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "the file's filter is the block-based filter of RocksDB < 7.0 ({} per-range filters), not a full filter",
+                        b.num_filters()
+                    ),
+                ))
+            }
             SstFilter::None => return Err(Error::new(ErrorKind::NotFound, "the file has no filter")),
             SstFilter::Unsupported(why) => return Err(Error::not_supported(why.clone())),
         };
@@ -273,6 +289,7 @@ fn filter_type(s: &Sst<'_>) -> u32 {
         SstFilterType::None => ROCKSFILTER_SST_FILTER_NONE,
         SstFilterType::Full => ROCKSFILTER_SST_FILTER_FULL,
         SstFilterType::Partitioned => ROCKSFILTER_SST_FILTER_PARTITIONED,
+        SstFilterType::BlockBased => ROCKSFILTER_SST_FILTER_BLOCK_BASED,
         // And any type a later version adds that this ABI cannot name.
         _ => ROCKSFILTER_SST_FILTER_UNSUPPORTED,
     }
@@ -313,6 +330,7 @@ pub unsafe extern "C" fn rocksfilter_sst_get_properties_ex(
             num_partitions: match sst.filter() {
                 SstFilter::Full(_) => 1,
                 SstFilter::Partitioned(p) => p.len() as u32,
+                SstFilter::BlockBased(b) => b.num_filters() as u32,
                 _ => 0,
             },
             whole_key_filtering: sst.whole_key_filtering(),

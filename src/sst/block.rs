@@ -13,6 +13,21 @@
 //! shares bytes with the previous one, just a signed size delta (the offset
 //! follows the previous block and its trailer).
 //!
+//! The last u32 is RocksDB's `DataBlockFooter` (`table/block_based/
+//! data_block_footer.h`): the low 28 bits count the restarts, bit 31 marks a
+//! data block hash index, bit 30 is reserved (set: a future feature), bit 29
+//! is the "uniform keys" search hint and bit 28 "separated key-value storage"
+//! (data blocks only). Only the count and the hint occur in the blocks this
+//! library reads; the other bits make the block unreadable, as every RocksDB
+//! release before 10.x reads them as an impossibly large restart count.
+//!
+//! format_version >= 8 blocks may store the user-key prefix common to all
+//! their keys once, in bytes `[0, restarts[0])`; every entry that shares
+//! nothing with the previous key (a restart point) is stored without it
+//! (`FormatVersionUsesCommonKeyPrefix` in `table/format.h`, `Block::Block`
+//! and `BlockIter::ParseNextKey` in `block.cc`). Older files always have
+//! restarts[0] = 0.
+//!
 //! Reading follows RocksDB's `BlockIter` (`table/block_based/block.cc`):
 //! iteration starts at the first restart point (`SeekToFirst`). RocksDB
 //! looks keys up by binary search over the restart points; its releases
@@ -28,7 +43,7 @@
 
 use std::cmp::Ordering;
 
-use super::format::{fixed32, varint32, varint64, BlockHandle, BLOCK_TRAILER_LEN};
+use super::format::{fixed32, uses_value_delta_escape, varint32, varint64, BlockHandle, BLOCK_TRAILER_LEN};
 use crate::error::{Error, Result};
 
 /// How the current key compares with the previous one, from the first byte
@@ -89,10 +104,18 @@ pub struct EntryInfo {
     pub key_offset: usize,
     /// Block offset of its value.
     pub value_offset: usize,
-    /// Bytes shared with the previous key.
-    pub shared: u32,
+    /// The key is stored whole at `key_offset` (it shares nothing with the
+    /// previous key and the block has no common prefix).
+    pub stored_whole: bool,
     pub prev: PrevDiff,
 }
+
+/// `DataBlockFooter` bits (`table/block_based/data_block_footer.h`).
+const RESTARTS_MASK: u32 = (1 << 28) - 1;
+const HASH_INDEX_BIT: u32 = 1 << 31;
+const RESERVED_BIT: u32 = 1 << 30;
+const UNIFORM_BIT: u32 = 1 << 29;
+const SEPARATED_KV_BIT: u32 = 1 << 28;
 
 /// Decoder over a block's entries, sequential or by [`BlockIter::seek`].
 pub struct BlockIter<'b> {
@@ -110,17 +133,34 @@ pub struct BlockIter<'b> {
     what: &'b str,
     /// File offset of the block, for error messages.
     base: u64,
+    /// The common key prefix (format_version >= 8; empty otherwise).
+    prefix: &'b [u8],
+    /// format_version >= 8 index value codec.
+    escape: bool,
 }
 
 impl<'b> BlockIter<'b> {
     /// As `Block::Block` and `NewMetaIterator`: the restart array must fit.
-    pub fn new(data: &'b [u8], what: &'b str, base: u64) -> Result<Self> {
+    /// `format_version` is the file's (the common key prefix and the index
+    /// value escape exist from 8 on).
+    pub fn new(data: &'b [u8], what: &'b str, base: u64, format_version: u32) -> Result<Self> {
         let len = data.len();
         let bad = |msg: String| Error::corruption(format!("{what} block at offset {base}: {msg}"));
         if len < 4 {
             return Err(bad(format!("{len} bytes, too short for a restart count")));
         }
-        let num_restarts = fixed32(data, len - 4) as usize;
+        let packed = fixed32(data, len - 4);
+        for (bit, name) in [
+            (RESERVED_BIT, "the reserved bit 30 (a future RocksDB feature)"),
+            (HASH_INDEX_BIT, "the data block hash index bit 31"),
+            (SEPARATED_KV_BIT, "the separated key-value bit 28 (data blocks only)"),
+        ] {
+            if packed & bit != 0 {
+                return Err(bad(format!("its footer {packed:#010x} sets {name}")));
+            }
+        }
+        // The uniform-keys hint only selects a search algorithm.
+        let num_restarts = (packed & !UNIFORM_BIT & RESTARTS_MASK) as usize;
         let restarts_len = num_restarts
             .checked_add(1)
             .and_then(|n| n.checked_mul(4))
@@ -137,11 +177,17 @@ impl<'b> BlockIter<'b> {
             prev: PrevDiff::default(),
             what,
             base,
+            prefix: &[],
+            escape: uses_value_delta_escape(format_version),
         };
         // SeekToFirst: the entries start at the first restart point (0 in
-        // every block RocksDB < 11.10 writes).
+        // every block RocksDB < 11.10 writes); from format_version 8 the
+        // bytes before it are the common key prefix.
         if num_restarts > 0 {
             it.pos = fixed32(data, limit) as usize;
+            if format_version >= 8 && it.pos > 0 && it.pos <= limit {
+                it.prefix = &data[..it.pos];
+            }
         }
         Ok(it)
     }
@@ -172,9 +218,12 @@ impl<'b> BlockIter<'b> {
             self.err(&format!("key of {non_shared} bytes runs past the entries"))
         })?;
         let new = &d[p..key_end];
+        // A key sharing nothing with the previous one is stored without the
+        // block's common prefix: compare and rebuild it as prefix + bytes.
+        let lead: &[u8] = if shared == 0 { self.prefix } else { &[] };
         // Compare with the previous key before overwriting it: bytes before
         // `shared` are equal by construction, so start there.
-        let common = self.key[shared..].iter().zip(new).take_while(|(a, b)| a == b).count();
+        let common = self.key[shared..].iter().zip(lead.iter().chain(new)).take_while(|(a, b)| a == b).count();
         let diff = shared + common;
         let prev_len = self.key.len();
         self.prev = PrevDiff {
@@ -186,6 +235,7 @@ impl<'b> BlockIter<'b> {
                 .map(|s| u64::from_le_bytes(self.key[s..].try_into().expect("8 bytes"))),
         };
         self.key.truncate(shared);
+        self.key.extend_from_slice(lead);
         self.key.extend_from_slice(new);
         self.current = self.pos;
         self.key_at = p;
@@ -194,7 +244,13 @@ impl<'b> BlockIter<'b> {
     }
 
     fn info(&self, shared: u32, value_offset: usize) -> EntryInfo {
-        EntryInfo { offset: self.current, key_offset: self.key_at, value_offset, shared, prev: self.prev }
+        EntryInfo {
+            offset: self.current,
+            key_offset: self.key_at,
+            value_offset,
+            stored_whole: shared == 0 && self.prefix.is_empty(),
+            prev: self.prev,
+        }
     }
 
     /// Next (key, value) of a block with explicit value lengths, with
@@ -211,13 +267,16 @@ impl<'b> BlockIter<'b> {
         Ok(Some((&self.key, value, info)))
     }
 
-    /// Next (key, block handle) of an index block. `delta_encoded` is the
-    /// table property `rocksdb.index.value.is.delta.encoded`; `prev` the
-    /// previous entry's handle.
+    /// Next (key, block handle) of an index block (`IndexValue::DecodeFrom`
+    /// in `table/format.cc`). `delta_encoded` is the table property
+    /// `rocksdb.index.value.is.delta.encoded`; `prev` the previous entry's
+    /// handle; `first_key`: the value also holds the block's first key
+    /// (`kBinarySearchWithFirstKey`), which is skipped.
     pub fn next_handle(
         &mut self,
         delta_encoded: bool,
         prev: Option<BlockHandle>,
+        first_key: bool,
     ) -> Result<Option<(&[u8], BlockHandle, EntryInfo)>> {
         let Some((shared, value_len)) = self.next_key(!delta_encoded)? else { return Ok(None) };
         let start = self.pos;
@@ -226,19 +285,32 @@ impl<'b> BlockIter<'b> {
         let handle = if delta_encoded && shared != 0 {
             let prev = prev.ok_or_else(|| self.err("delta-encoded handle without a previous handle"))?;
             let zz = varint64(d, &mut p).ok_or_else(|| self.err("truncated handle delta"))?;
-            let delta = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
-            let size = (prev.size as i64).checked_add(delta).filter(|&s| s >= 0).ok_or_else(|| {
-                self.err(&format!("handle size delta {delta} from {} is negative", prev.size))
-            })? as u64;
-            let offset = prev
-                .offset
-                .checked_add(prev.size)
-                .and_then(|o| o.checked_add(BLOCK_TRAILER_LEN as u64))
-                .ok_or_else(|| self.err("handle offset overflows"))?;
-            BlockHandle { offset, size }
+            if self.escape && zz == 0 {
+                // format_version >= 8: 0 escapes to a full handle (a block
+                // that does not follow the previous one).
+                BlockHandle::decode(d, &mut p).ok_or_else(|| self.err("truncated block handle after the escape"))?
+            } else {
+                let zz = if self.escape { zz - 1 } else { zz };
+                let delta = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
+                let size = (prev.size as i64).checked_add(delta).filter(|&s| s >= 0).ok_or_else(|| {
+                    self.err(&format!("handle size delta {delta} from {} is negative", prev.size))
+                })? as u64;
+                let offset = prev
+                    .offset
+                    .checked_add(prev.size)
+                    .and_then(|o| o.checked_add(BLOCK_TRAILER_LEN as u64))
+                    .ok_or_else(|| self.err("handle offset overflows"))?;
+                BlockHandle { offset, size }
+            }
         } else {
             BlockHandle::decode(d, &mut p).ok_or_else(|| self.err("truncated block handle"))?
         };
+        if first_key {
+            let n = varint32(d, &mut p).ok_or_else(|| self.err("truncated first key length"))? as usize;
+            p = p.checked_add(n).filter(|&e| e <= self.limit).ok_or_else(|| {
+                self.err(&format!("first key of {n} bytes runs past the entries"))
+            })?;
+        }
         self.pos = match value_len {
             Some(v) => start.checked_add(v as usize).filter(|&e| e <= self.limit).ok_or_else(|| {
                 self.err(&format!("value of {v} bytes runs past the entries"))
@@ -296,7 +368,7 @@ mod tests {
         let keys: Vec<Vec<u8>> = (1..=n_keys).map(|n| vec![b'k'; n]).collect();
         let entries: Vec<(&[u8], &[u8])> = keys.iter().map(|k| (k.as_slice(), &b""[..])).collect();
         let b = block(&entries, 1 << 30);
-        let mut it = BlockIter::new(&b, "test", 0).unwrap();
+        let mut it = BlockIter::new(&b, "test", 0, 5).unwrap();
         let mut n = 0;
         while let Some((k, _, info)) = it.next_entry().unwrap() {
             if n > 0 {
@@ -325,7 +397,7 @@ mod tests {
         for (a, b, want) in cases {
             let entries: Vec<(&[u8], &[u8])> = vec![(&a, b""), (&b, b"")];
             let blk = block(&entries, 16);
-            let mut it = BlockIter::new(&blk, "test", 0).unwrap();
+            let mut it = BlockIter::new(&blk, "test", 0, 5).unwrap();
             it.next_entry().unwrap();
             let (cur, _, info) = it.next_entry().unwrap().unwrap();
             assert_eq!(info.prev.internal(cur, false), Some(want), "{a:?} vs {b:?}");
@@ -334,5 +406,87 @@ mod tests {
             let want_rev = if same_user { want } else { want.reverse() };
             assert_eq!(info.prev.internal(cur, true), Some(want_rev), "{a:?} vs {b:?} reversed");
         }
+    }
+
+    fn varint(out: &mut Vec<u8>, mut n: u64) {
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+
+    #[test]
+    fn format_version_8_common_prefix_is_prepended_at_restarts() {
+        // Prefix "user-" stored once; restart keys without it.
+        let mut b = b"user-".to_vec();
+        let mut restarts = vec![];
+        for (shared, rest, restart) in [(0u64, &b"apple"[..], true), (7, &b"ricot"[..], false), (0, &b"kiwi"[..], true)] {
+            if restart {
+                restarts.push(b.len() as u32);
+            }
+            for n in [shared, rest.len() as u64, 1] {
+                varint(&mut b, n);
+            }
+            b.extend_from_slice(rest);
+            b.push(b'v');
+        }
+        for r in &restarts {
+            b.extend_from_slice(&r.to_le_bytes());
+        }
+        // The uniform-keys hint (bit 29) is ignored.
+        b.extend_from_slice(&((restarts.len() as u32) | 1 << 29).to_le_bytes());
+        let mut it = BlockIter::new(&b, "test", 0, 8).unwrap();
+        let mut keys = vec![];
+        while let Some((k, v, info)) = it.next_entry().unwrap() {
+            assert_eq!(v, b"v");
+            assert!(!info.stored_whole);
+            if !keys.is_empty() {
+                assert_eq!(info.prev.bytewise(k), Ordering::Less);
+            }
+            keys.push(k.to_vec());
+        }
+        assert_eq!(keys, [&b"user-apple"[..], b"user-apricot", b"user-kiwi"]);
+        // Before format_version 8 the bytes before restarts[0] are skipped.
+        let mut it = BlockIter::new(&b, "test", 0, 7).unwrap();
+        assert_eq!(it.next_entry().unwrap().unwrap().0, b"apple");
+        // Bits RocksDB reserves, or that only data blocks use, are refused.
+        for bit in [30, 31, 28] {
+            let mut bad = b.clone();
+            let n = bad.len();
+            bad[n - 1] |= 1 << (bit - 24);
+            assert!(BlockIter::new(&bad, "test", 0, 8).is_err(), "bit {bit}");
+        }
+    }
+
+    #[test]
+    fn format_version_8_index_values_escape_to_full_handles() {
+        // Three delta-encoded index entries (no value lengths): a full
+        // handle, an escaped full handle (not contiguous), a size delta.
+        let mut b = vec![];
+        let entries: [(u64, &[u8], Vec<u8>); 3] = [
+            (0, b"k1", { let mut v = vec![]; varint(&mut v, 100); varint(&mut v, 50); v }),
+            (1, b"2", { let mut v = vec![0]; varint(&mut v, 4096); varint(&mut v, 60); v }),
+            (1, b"3", { let mut v = vec![]; varint(&mut v, (2 * 5) + 1); v }),
+        ];
+        for (shared, rest, value) in &entries {
+            varint(&mut b, *shared);
+            varint(&mut b, rest.len() as u64);
+            b.extend_from_slice(rest);
+            b.extend_from_slice(value);
+        }
+        b.extend_from_slice(&0u32.to_le_bytes());
+        b.extend_from_slice(&1u32.to_le_bytes());
+        let mut it = BlockIter::new(&b, "test", 0, 8).unwrap();
+        let mut prev = None;
+        let mut got = vec![];
+        while let Some((k, h, _)) = it.next_handle(true, prev, false).unwrap() {
+            got.push((k.to_vec(), h.offset, h.size));
+            prev = Some(h);
+        }
+        assert_eq!(
+            got,
+            [(b"k1".to_vec(), 100, 50), (b"k2".to_vec(), 4096, 60), (b"k3".to_vec(), 4096 + 60 + 5, 65)]
+        );
     }
 }

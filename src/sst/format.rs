@@ -147,6 +147,26 @@ pub fn context_modifier(base_context_checksum: u32, offset: u64) -> u32 {
     base_context_checksum ^ (offset as u32).wrapping_add((offset >> 32) as u32)
 }
 
+/// Oldest and newest footer versions RocksDB reads
+/// (`kMinSupportedBbtFormatVersionForRead`, `kLatestBbtFormatVersion` in
+/// RocksDB 11.12's `table/format.h`; 0 and 1 are the legacy magic number).
+pub const MIN_FORMAT_VERSION: u32 = 2;
+/// See [`MIN_FORMAT_VERSION`].
+pub const LATEST_FORMAT_VERSION: u32 = 8;
+
+/// `FormatVersionUsesMetaindexGap` (`table/format.h`): the footer's
+/// metaindex size field also holds the gap before the footer.
+pub fn uses_metaindex_gap(format_version: u32) -> bool {
+    format_version >= 8
+}
+
+/// `FormatVersionUsesValueDeltaEscape` (`table/format.h`): in delta-encoded
+/// index values, varint 0 escapes to a full block handle and size deltas are
+/// stored as zigzag + 1.
+pub fn uses_value_delta_escape(format_version: u32) -> bool {
+    format_version >= 8
+}
+
 /// The decoded footer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Footer {
@@ -193,12 +213,12 @@ impl Footer {
         let offset = (len - FOOTER_LEN) as u64;
         let f = &file[len - FOOTER_LEN..];
         let format_version = fixed32(f, FOOTER_LEN - 12);
-        if !(2..=7).contains(&format_version) {
-            let kind = if format_version > 7 { ErrorKind::NotSupported } else { ErrorKind::Corruption };
+        if !(MIN_FORMAT_VERSION..=LATEST_FORMAT_VERSION).contains(&format_version) {
+            let kind = if format_version > LATEST_FORMAT_VERSION { ErrorKind::NotSupported } else { ErrorKind::Corruption };
             return Err(Error::new(
                 kind,
                 format!(
-                    "footer at offset {offset}: format_version {format_version} (supported: 2 to 7)"
+                    "footer at offset {offset}: format_version {format_version} (supported: {MIN_FORMAT_VERSION} to {LATEST_FORMAT_VERSION})"
                 ),
             ));
         }
@@ -233,16 +253,23 @@ impl Footer {
                     )));
                 }
             }
-            let metaindex_size = fixed32(f, 13) as u64;
+            let field = fixed32(f, 13);
+            // format_version >= 8: the high 16 bits are the gap between the
+            // metaindex block's trailer and the footer, the low 16 its size.
+            let (metaindex_size, gap) = if uses_metaindex_gap(format_version) {
+                ((field & 0xffff) as u64, (field >> 16) as u64)
+            } else {
+                (field as u64, 0)
+            };
             if fixed64(f, 33) != 0 {
                 return Err(Error::not_supported(format!(
                     "footer at offset {offset}: reserved field set (a future RocksDB feature)"
                 )));
             }
-            // The metaindex block (and its trailer) sits right before the footer.
-            let end = offset.checked_sub(BLOCK_TRAILER_LEN as u64 + metaindex_size).ok_or_else(|| {
+            // The metaindex block (and its trailer) ends `gap` bytes before the footer.
+            let end = offset.checked_sub(BLOCK_TRAILER_LEN as u64 + metaindex_size + gap).ok_or_else(|| {
                 Error::corruption(format!(
-                    "footer at offset {offset}: metaindex size {metaindex_size} does not fit before the footer"
+                    "footer at offset {offset}: metaindex size {metaindex_size} and gap {gap} do not fit before the footer"
                 ))
             })?;
             Ok(Footer {

@@ -17,8 +17,10 @@
 //! against the file, every filter block's geometry. Queries never fail.
 
 mod block;
+mod block_based;
 pub(crate) mod format;
 mod properties;
+mod separators;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -26,6 +28,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use block::BlockIter;
+pub use block_based::BlockBased;
+use separators::Separators;
 pub use format::{ChecksumType, BLOCK_BASED_MAGIC};
 use format::{read_block, read_block_typed, BlockHandle, Footer};
 pub use properties::{Properties, RAW_PROPERTIES_BUDGET};
@@ -95,30 +99,17 @@ enum Order {
     Unknown,
 }
 
-/// Where a separator's bytes are: in the file, or in the decompression buffer.
-#[derive(Clone, Copy, Debug)]
-struct KeyLoc {
-    start: usize,
-    len: u32,
-    in_arena: bool,
-}
-
 /// A partitioned filter: the top-level index's separators (an upper bound
 /// of the keys in each partition, in the file's key order) and a filter per
 /// partition. Partitions that point at the same block share one filter,
 /// verified once.
 #[derive(Clone, Debug)]
 pub struct Partitions<'a> {
-    backing: Backing<'a>,
-    keys: Vec<KeyLoc>,
-    arena: Vec<u8>,
-    /// Separators are internal keys (user key + 8-byte trailer).
-    internal: bool,
+    seps: Separators<'a>,
     /// Distinct filter blocks, in first-use order.
     unique: Vec<Filter<'a>>,
     /// Partition i's filter is `unique[which[i]]`.
     which: Vec<u32>,
-    order: Order,
     /// Partitions whose filter block RocksDB could not read either (bad
     /// checksum, out of bounds, malformed): they answer "may match".
     unreadable: Vec<String>,
@@ -127,11 +118,11 @@ pub struct Partitions<'a> {
 impl<'a> Partitions<'a> {
     /// Number of partitions (entries of the top-level index).
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.seps.len()
     }
     /// No partitions (a top-level index without entries).
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.seps.len() == 0
     }
     /// The distinct filter blocks, in key order of first use (one per
     /// partition in every file RocksDB writes).
@@ -150,18 +141,7 @@ impl<'a> Partitions<'a> {
     /// Partition `i`'s separator as stored (an internal key unless the file
     /// says `rocksdb.index.key.is.user.key`).
     pub fn separator(&self, i: usize) -> &[u8] {
-        let k = self.keys[i];
-        let src = if k.in_arena { &self.arena[..] } else { self.backing.bytes() };
-        &src[k.start..k.start + k.len as usize]
-    }
-    /// Partition `i`'s separator as a user key.
-    fn user_key(&self, i: usize) -> &[u8] {
-        let s = self.separator(i);
-        if self.internal {
-            &s[..s.len() - 8]
-        } else {
-            s
-        }
+        self.seps.separator(i)
     }
 
     /// The partitions a key can be in, from the first whose separator's
@@ -170,42 +150,23 @@ impl<'a> Partitions<'a> {
     /// `GetFilterPartitionHandle` can land on any of them: it seeks with the
     /// read's sequence number, which this library does not know, and runs
     /// past the last separator into the last partition. None when the order
-    /// is unknown (every partition is a candidate) or when there are more
-    /// than [`MAX_PARTITIONS_PER_QUERY`].
+    /// is unknown (every partition is a candidate); empty when there are
+    /// more than [`MAX_PARTITIONS_PER_QUERY`].
     fn candidates(&self, is_before: impl Fn(&[u8]) -> bool, within: impl Fn(&[u8]) -> bool) -> Option<Range<usize>> {
-        if self.order == Order::Unknown {
+        if self.seps.order == Order::Unknown {
             return None;
         }
         let n = self.len();
-        let first = {
-            // partition_point over indices (the keys live in two buffers).
-            let (mut lo, mut hi) = (0, n);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if is_before(self.user_key(mid)) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
+        let first = self.seps.first_not_before(|i| is_before(self.seps.user_key(i)));
         if first == n {
             return Some(n - 1..n);
         }
-        let mut end = first;
-        while end < n - 1 && within(self.user_key(end)) {
-            end += 1;
-            if end - first >= MAX_PARTITIONS_PER_QUERY {
-                return Some(0..0);
-            }
-        }
-        Some(first..end + 1)
+        Some(self.seps.run_end(first, within).map_or(0..0, |end| first..end + 1))
     }
 
     /// May any partition a query for `key` can land on match `probe`?
     fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
-        let range = match self.order {
+        let range = match self.seps.order {
             Order::Bytewise => self.candidates(|s| s < key, |s| s == key),
             Order::ReverseBytewise => self.candidates(|s| s > key, |s| s == key),
             Order::Unknown => None,
@@ -222,7 +183,7 @@ impl<'a> Partitions<'a> {
     /// every partition for an unknown comparator). For tests of the bound.
     #[doc(hidden)]
     pub fn consulted_for_prefix(&self, prefix: &[u8]) -> usize {
-        match self.order {
+        match self.seps.order {
             Order::Bytewise => self.candidates(|s| s < prefix, |s| s.starts_with(prefix)).map_or(self.len(), |r| r.len()),
             _ => self.len(),
         }
@@ -233,7 +194,7 @@ impl<'a> Partitions<'a> {
     /// candidates are the partitions from the first that can hold one up to
     /// the first whose separator no longer has the prefix.
     fn prefix_may_match(&self, prefix: &[u8]) -> bool {
-        let range = match self.order {
+        let range = match self.seps.order {
             Order::Bytewise => self.candidates(|s| s < prefix, |s| s.starts_with(prefix)),
             Order::ReverseBytewise => {
                 self.candidates(|s| s > prefix && !s.starts_with(prefix), |s| s.starts_with(prefix))
@@ -248,6 +209,32 @@ impl<'a> Partitions<'a> {
     }
 }
 
+/// The file's comparator, as far as lookups in its index blocks need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Comparator {
+    order: Order,
+    /// Bytes of user-defined timestamp at the end of each user key (8 for
+    /// RocksDB's `.u64ts` comparators): filters hold keys without it, index
+    /// separators with it.
+    ts: usize,
+}
+
+impl Comparator {
+    /// From `rocksdb.comparator`: RocksDB's built-in comparators
+    /// (`util/comparator.cc`; the `.u64ts` ones are
+    /// `BytewiseComparatorWithU64Ts` and its reverse).
+    fn from_name(name: Option<&str>) -> Comparator {
+        let (order, ts) = match name {
+            None | Some("leveldb.BytewiseComparator") => (Order::Bytewise, 0),
+            Some("rocksdb.ReverseBytewiseComparator") => (Order::ReverseBytewise, 0),
+            Some("leveldb.BytewiseComparator.u64ts") => (Order::Bytewise, 8),
+            Some("rocksdb.ReverseBytewiseComparator.u64ts") => (Order::ReverseBytewise, 8),
+            Some(_) => (Order::Unknown, 0),
+        };
+        Comparator { order, ts }
+    }
+}
+
 /// What kind of filter an SST file has.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -259,6 +246,10 @@ pub enum SstFilter<'a> {
     /// A partitioned filter (`partitionedfilter.*`): a top-level index over
     /// filter partitions.
     Partitioned(Partitions<'a>),
+    /// The obsolete block-based filter (`filter.*`, RocksDB < 7.0): a small
+    /// filter per 2 KiB range of data-block offsets, looked up through the
+    /// table's index.
+    BlockBased(BlockBased<'a>),
     /// A filter this library cannot read (named); every key may match.
     Unsupported(String),
 }
@@ -280,6 +271,8 @@ pub enum SstFilterType {
     Full,
     /// A partitioned filter.
     Partitioned,
+    /// The block-based filter of RocksDB < 7.0.
+    BlockBased,
     /// A filter this library cannot read.
     Unsupported,
 }
@@ -291,6 +284,7 @@ impl SstFilterType {
             SstFilterType::None => "none",
             SstFilterType::Full => "full",
             SstFilterType::Partitioned => "partitioned",
+            SstFilterType::BlockBased => "block_based",
             SstFilterType::Unsupported => "unsupported",
         }
     }
@@ -303,6 +297,7 @@ impl SstFilter<'_> {
             SstFilter::None => SstFilterType::None,
             SstFilter::Full(_) => SstFilterType::Full,
             SstFilter::Partitioned(_) => SstFilterType::Partitioned,
+            SstFilter::BlockBased(_) => SstFilterType::BlockBased,
             SstFilter::Unsupported(_) => SstFilterType::Unsupported,
         }
     }
@@ -443,27 +438,24 @@ fn open_filter<'a>(
     verify: bool,
 ) -> SstFilter<'a> {
     let unusable = |why: String| SstFilter::Unsupported(format!("{why}; every key may match"));
-    let order = match properties.comparator.as_deref() {
-        None | Some("leveldb.BytewiseComparator") => Order::Bytewise,
-        Some("rocksdb.ReverseBytewiseComparator") => Order::ReverseBytewise,
-        Some(_) => Order::Unknown,
-    };
+    let cmp = Comparator::from_name(properties.comparator.as_deref());
     match pick {
         FilterPick::None => SstFilter::None,
         FilterPick::Ambiguous(why) => unusable(why),
         FilterPick::Custom(name) => SstFilter::Unsupported(format!(
             "filter block {name:?} was written by a custom filter policy, not RocksDB's built-in filters"
         )),
-        FilterPick::Obsolete(name) => SstFilter::Unsupported(format!(
-            "filter block {name:?} is the obsolete block-based filter (removed in RocksDB 7.0), which is not supported"
-        )),
+        FilterPick::BlockBased(h) => match BlockBased::read(backing, footer, h, properties, cmp, verify) {
+            Ok(b) => SstFilter::BlockBased(b),
+            Err(why) => unusable(format!("block-based filter: {why}")),
+        },
         // RocksDB reads the filter when the table opens and, if that fails,
         // opens it without a filter (FullFilterBlockReader::Create).
         FilterPick::Full(h) => match read_block(backing.bytes(), footer, h, "filter", verify).and_then(|_| load_filter(backing, h)) {
             Ok(f) => SstFilter::Full(f),
             Err(e) => unusable(format!("{} (RocksDB does not use a filter block it cannot read)", e.message())),
         },
-        FilterPick::Partitioned(h) => match Partitions::read(backing, footer, h, properties, order, verify) {
+        FilterPick::Partitioned(h) => match Partitions::read(backing, footer, h, properties, cmp, verify) {
             Ok(p) => SstFilter::Partitioned(p),
             Err(why) => unusable(why),
         },
@@ -490,7 +482,7 @@ impl<'a> Sst<'a> {
         let footer = Footer::decode(file, verify)?;
         // A metaindex RocksDB cannot read makes it refuse the table too.
         let meta = read_block(file, &footer, footer.metaindex, "metaindex", verify)?;
-        let meta = MetaIndex::parse(meta, footer.metaindex.offset)?;
+        let meta = MetaIndex::parse(meta, footer.metaindex.offset, footer.format_version)?;
         let (properties, properties_error) = read_properties(file, &footer, &meta, verify);
         let whole_key_filtering = properties.whole_key_filtering.unwrap_or(true);
         let prefix_extractor = properties.prefix_extractor_name.as_deref().and_then(PrefixExtractor::parse);
@@ -517,7 +509,7 @@ impl<'a> Sst<'a> {
         })
     }
 
-    /// The footer's format_version (2 to 7).
+    /// The footer's format_version (2 to 8).
     pub fn format_version(&self) -> u32 {
         self.footer.format_version
     }
@@ -584,6 +576,11 @@ impl<'a> Sst<'a> {
     /// prefix, if the file's prefix extractor is known and gives one; else
     /// true. Files without a (readable) filter answer true.
     pub fn may_match(&self, key: &[u8]) -> bool {
+        if let SstFilter::BlockBased(b) = &self.filter {
+            // RocksDB's Get consults a block-based filter for whole keys
+            // only (BlockBasedFilterBlockReader::KeyMayMatch).
+            return !self.whole_key_filtering || b.may_match(key);
+        }
         let probe = if self.whole_key_filtering {
             key
         } else {
@@ -596,6 +593,7 @@ impl<'a> Sst<'a> {
             SstFilter::None | SstFilter::Unsupported(_) => true,
             SstFilter::Full(f) => f.may_match(probe),
             SstFilter::Partitioned(p) => p.may_match(key, probe),
+            SstFilter::BlockBased(_) => unreachable!("answered above"),
         }
     }
 
@@ -630,6 +628,7 @@ impl<'a> Sst<'a> {
             SstFilter::None | SstFilter::Unsupported(_) => true,
             SstFilter::Full(f) => f.may_match(prefix),
             SstFilter::Partitioned(p) => p.prefix_may_match(prefix),
+            SstFilter::BlockBased(b) => b.prefix_may_match(prefix),
         })
     }
 }
@@ -650,8 +649,8 @@ enum FilterPick {
     None,
     Full(BlockHandle),
     Partitioned(BlockHandle),
-    /// `filter.<name>`: the block-based filter of RocksDB < 7.0.
-    Obsolete(String),
+    /// `filter.rocksdb.BuiltinBloomFilter`: the block-based filter of RocksDB < 7.0.
+    BlockBased(BlockHandle),
     /// A filter block of a policy other than the built-in ones.
     Custom(String),
     /// RocksDB releases disagree on the filter, or cannot tell: the reason.
@@ -665,7 +664,8 @@ impl FilterPick {
             FilterPick::None | FilterPick::Ambiguous(_) => None,
             FilterPick::Full(_) => full(FULL_FILTER_PREFIX),
             FilterPick::Partitioned(_) => full(PARTITIONED_FILTER_PREFIX),
-            FilterPick::Obsolete(n) | FilterPick::Custom(n) => Some(n.clone()),
+            FilterPick::BlockBased(_) => full(OBSOLETE_FILTER_PREFIX),
+            FilterPick::Custom(n) => Some(n.clone()),
         }
     }
 }
@@ -698,8 +698,8 @@ const FILTER_PREFIXES: [&str; 3] = [FULL_FILTER_PREFIX, PARTITIONED_FILTER_PREFI
 const MAX_NAME: usize = 256;
 
 impl MetaIndex {
-    fn parse(block: &[u8], offset: u64) -> Result<MetaIndex> {
-        let mut it = BlockIter::new(block, "metaindex", offset)?;
+    fn parse(block: &[u8], offset: u64, format_version: u32) -> Result<MetaIndex> {
+        let mut it = BlockIter::new(block, "metaindex", offset, format_version)?;
         let mut m = MetaIndex {
             properties: Vec::new(),
             properties_old: Vec::new(),
@@ -787,7 +787,7 @@ impl MetaIndex {
         let pick = |i: usize, h: BlockHandle| match i {
             0 => FilterPick::Full(h),
             1 => FilterPick::Partitioned(h),
-            _ => FilterPick::Obsolete(format!("{OBSOLETE_FILTER_PREFIX}{BUILTIN_POLICY_NAME}")),
+            _ => FilterPick::BlockBased(h),
         };
         // RocksDB 6.x and 9.11.1+: the exact name, in this order, skipping a
         // malformed handle.
@@ -847,7 +847,7 @@ impl<'a> Partitions<'a> {
         footer: &Footer,
         handle: BlockHandle,
         properties: &Properties,
-        order: Order,
+        cmp: Comparator,
         verify: bool,
     ) -> std::result::Result<Partitions<'a>, String> {
         let file = backing.bytes();
@@ -865,73 +865,25 @@ impl<'a> Partitions<'a> {
         }
         let internal = !properties.index_key_is_user_key.unwrap_or(false);
         let delta = properties.index_value_is_delta_encoded.unwrap_or(false);
-        let reverse = order == Order::ReverseBytewise;
         let budget = PARTITION_KEYS_BUDGET.saturating_add(index.len().saturating_mul(8));
-        let mut it = BlockIter::new(index, what, handle.offset).map_err(|e| e.message().to_string())?;
+        let mut it = BlockIter::new(index, what, handle.offset, footer.format_version).map_err(|e| e.message().to_string())?;
         let mut p = Partitions {
-            backing: backing.clone(),
-            keys: Vec::new(),
-            arena: Vec::new(),
-            internal,
+            seps: Separators::new(backing.clone(), internal, cmp, budget),
             unique: Vec::new(),
             which: Vec::new(),
-            order,
             unreadable: Vec::new(),
         };
         let mut seen: HashMap<BlockHandle, u32> = HashMap::new();
         let mut distinct_bytes: u64 = 0;
         let mut prev = None;
         loop {
-            let (key, h, info) = match it.next_handle(delta, prev) {
+            let (key, h, info) = match it.next_handle(delta, prev, false) {
                 Ok(Some(e)) => e,
                 Ok(None) => break,
                 Err(e) => return Err(e.message().to_string()),
             };
             prev = Some(h);
-            let at = info.offset;
-            if internal && key.len() < 8 {
-                return Err(format!(
-                    "{what} at offset {}: separator of {} bytes at block offset {at} is shorter than an internal key's 8-byte trailer",
-                    handle.offset,
-                    key.len()
-                ));
-            }
-            if !p.keys.is_empty() && order != Order::Unknown {
-                let d = info.prev;
-                let cmp = if internal {
-                    d.internal(key, reverse)
-                } else if reverse {
-                    Some(d.bytewise(key).reverse())
-                } else {
-                    Some(d.bytewise(key))
-                };
-                if cmp == Some(std::cmp::Ordering::Greater) {
-                    return Err(format!(
-                        "{what} at offset {}: separator at block offset {at} is out of order, so RocksDB's partition lookup is not well defined",
-                        handle.offset
-                    ));
-                }
-            }
-            let loc = if info.shared == 0 {
-                KeyLoc { start: handle.offset as usize + info.key_offset, len: key.len() as u32, in_arena: false }
-            } else {
-                if p.arena.len() + key.len() > budget {
-                    return Err(format!(
-                        "{what} at offset {}: its prefix-compressed separators decompress to more than {budget} bytes (a limit of this library)",
-                        handle.offset
-                    ));
-                }
-                let start = p.arena.len();
-                // Grow by doubling, but never past the budget (a doubling
-                // past it would transiently hold 1.5x more).
-                if p.arena.capacity() < start + key.len() {
-                    let want = (2 * p.arena.capacity()).max(4096).max(start + key.len()).min(budget);
-                    p.arena.reserve_exact(want - start);
-                }
-                p.arena.extend_from_slice(key);
-                KeyLoc { start, len: key.len() as u32, in_arena: true }
-            };
-            p.keys.push(loc);
+            p.seps.push(key, &info, handle.offset, false, what)?;
             let slot = match seen.get(&h) {
                 Some(&i) => i,
                 None => {
@@ -958,7 +910,7 @@ impl<'a> Partitions<'a> {
             };
             p.which.push(slot);
         }
-        if p.keys.is_empty() {
+        if p.is_empty() {
             return Err(format!("{what} at offset {} has no entries", handle.offset));
         }
         Ok(p)

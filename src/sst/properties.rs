@@ -75,6 +75,10 @@ pub struct Properties {
     pub index_key_is_user_key: Option<bool>,
     /// `rocksdb.index.value.is.delta.encoded`
     pub index_value_is_delta_encoded: Option<bool>,
+    /// `rocksdb.block.based.table.index.type`: 0 binary search, 1 hash, 2
+    /// two-level, 3 binary search with first key (a fixed32; None when
+    /// absent or shorter than 4 bytes).
+    pub index_type: Option<u32>,
     raw: BTreeMap<String, Vec<u8>>,
     /// Properties left out of `raw` by [`RAW_PROPERTIES_BUDGET`].
     raw_dropped: usize,
@@ -90,7 +94,7 @@ impl Properties {
     /// the table without properties.
     pub(crate) fn read(file: &[u8], footer: &Footer, handle: BlockHandle, verify: bool) -> Result<Properties> {
         let block = super::format::read_block(file, footer, handle, "properties", false)?;
-        let (props, global_seqno_at) = Properties::parse(block, handle.offset)?;
+        let (props, global_seqno_at) = Properties::parse(block, handle.offset, footer.format_version)?;
         if verify {
             if let Err(e) = verify_block(file, footer, handle, "properties", None) {
                 match global_seqno_at {
@@ -106,9 +110,9 @@ impl Properties {
 
     /// Parses a properties block; also returns the block offset of the
     /// global sequence number's value, if present.
-    pub(crate) fn parse(block: &[u8], offset: u64) -> Result<(Properties, Option<usize>)> {
+    pub(crate) fn parse(block: &[u8], offset: u64, format_version: u32) -> Result<(Properties, Option<usize>)> {
         let mut p = Properties::default();
-        let mut it = BlockIter::new(block, "properties", offset)?;
+        let mut it = BlockIter::new(block, "properties", offset, format_version)?;
         let mut budget = RAW_PROPERTIES_BUDGET.saturating_add(block.len().saturating_mul(4));
         let mut global_seqno_at = None;
         let mut known: BTreeMap<&'static str, Vec<u8>> = BTreeMap::new();
@@ -170,6 +174,11 @@ impl Properties {
             prefix_filtering: flag("rocksdb.block.based.table.prefix.filtering"),
             index_key_is_user_key: num("rocksdb.index.key.is.user.key").map(|v| v != 0),
             index_value_is_delta_encoded: num("rocksdb.index.value.is.delta.encoded").map(|v| v != 0),
+            // DecodeFixed32 (BlockBasedTable::PrefetchIndexAndFilterBlocks).
+            index_type: known
+                .get("rocksdb.block.based.table.index.type")
+                .and_then(|v| v.get(..4))
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
             ..p
         };
         Ok((p, global_seqno_at))
@@ -209,4 +218,5 @@ const KNOWN: &[&str] = &[
     "rocksdb.block.based.table.prefix.filtering",
     "rocksdb.index.key.is.user.key",
     "rocksdb.index.value.is.delta.encoded",
+    "rocksdb.block.based.table.index.type",
 ];

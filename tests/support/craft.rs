@@ -502,6 +502,111 @@ impl Crafted {
         c
     }
 
+    /// A synthetic SST with the block-based filter of RocksDB < 7.0 over
+    /// `keys` (sorted): `per_block` keys per data block (placeholder data
+    /// blocks of `block_bytes` bytes: only their offsets matter), a
+    /// binary-search index with user-key separators (or, with
+    /// `two_level`, a top-level index over index partitions of that many
+    /// entries), format_version 4, crc32c, and a filter per 2 KiB of data
+    /// offsets holding each key and, with `prefix_len`, its prefix.
+    pub fn block_based(
+        keys: &[Vec<u8>],
+        per_block: usize,
+        block_bytes: usize,
+        two_level: Option<usize>,
+        prefix_len: Option<usize>,
+    ) -> Crafted {
+        let mut c = Crafted {
+            prefix: Vec::new(),
+            format_version: 4,
+            checksum_type: 1,
+            base_context: 0,
+            index: Some(Handle { offset: 0, size: 0 }),
+            meta: Vec::new(),
+            meta_interval: 1,
+            meta_compression: 0,
+            appended: Vec::new(),
+        };
+        // Data blocks, and each block's keys.
+        let mut blocks: Vec<(Handle, &[Vec<u8>])> = Vec::new();
+        for chunk in keys.chunks(per_block.max(1)) {
+            let h = c.add_block(&vec![0u8; block_bytes]);
+            blocks.push((h, chunk));
+        }
+        // The filter block (BlockBasedFilterBlockBuilder): filter i covers
+        // data offsets [i << 11, (i + 1) << 11).
+        let mut filter = Vec::new();
+        let mut offsets = Vec::new();
+        let mut pending: Vec<Vec<u8>> = Vec::new();
+        let flush = |filter: &mut Vec<u8>, offsets: &mut Vec<u32>, pending: &mut Vec<Vec<u8>>| {
+            offsets.push(filter.len() as u32);
+            if !pending.is_empty() {
+                filter.extend_from_slice(&leveldb_bloom(pending, 10));
+                pending.clear();
+            }
+        };
+        for (h, chunk) in &blocks {
+            while (h.offset >> 11) as usize > offsets.len() {
+                flush(&mut filter, &mut offsets, &mut pending);
+            }
+            let mut last_prefix: Option<Vec<u8>> = None;
+            for k in chunk.iter() {
+                if let Some(n) = prefix_len {
+                    let p = k[..n.min(k.len())].to_vec();
+                    if last_prefix.as_ref() != Some(&p) {
+                        pending.push(p.clone());
+                        last_prefix = Some(p);
+                    }
+                }
+                pending.push(k.clone());
+            }
+        }
+        if !pending.is_empty() {
+            flush(&mut filter, &mut offsets, &mut pending);
+        }
+        let array = filter.len() as u32;
+        for o in &offsets {
+            filter.extend_from_slice(&o.to_le_bytes());
+        }
+        filter.extend_from_slice(&array.to_le_bytes());
+        filter.push(11);
+        let fh = c.add_block(&filter);
+        c.meta.push((b"filter.rocksdb.BuiltinBloomFilter".to_vec(), fh.encode()));
+        // The index: separator = the block's last key (user keys).
+        let entries: Vec<(Vec<u8>, Handle)> = blocks.iter().map(|(h, ks)| (ks.last().unwrap().clone(), *h)).collect();
+        let index_type: u32 = match two_level {
+            None => {
+                c.index = Some(c.add_block(&index_block(&entries, true)));
+                0
+            }
+            Some(per) => {
+                let mut top = Vec::new();
+                for part in entries.chunks(per.max(1)) {
+                    let h = c.add_block(&index_block(part, true));
+                    top.push((part.last().unwrap().0.clone(), h));
+                }
+                c.index = Some(c.add_block(&index_block(&top, true)));
+                2
+            }
+        };
+        let mut props: Vec<Entry> = vec![
+            (b"rocksdb.comparator".to_vec(), b"leveldb.BytewiseComparator".to_vec()),
+            (b"rocksdb.index.key.is.user.key".to_vec(), vec![1]),
+            (b"rocksdb.index.value.is.delta.encoded".to_vec(), vec![1]),
+            (b"rocksdb.block.based.table.index.type".to_vec(), index_type.to_le_bytes().to_vec()),
+            (b"rocksdb.filter.policy".to_vec(), b"rocksdb.BuiltinBloomFilter".to_vec()),
+        ];
+        if let Some(n) = prefix_len {
+            props.push((b"rocksdb.prefix.extractor.name".to_vec(), format!("rocksdb.CappedPrefix.{n}").into_bytes()));
+        }
+        props.sort();
+        let ph = c.add_block(&kv_block(&props, 1, true));
+        c.meta.push((b"rocksdb.properties".to_vec(), ph.encode()));
+        c.meta.sort();
+        c.prefix = std::mem::take(&mut c.appended);
+        c
+    }
+
     /// The smallest file RocksDB's reader opens with a full filter: this
     /// filter block, a metaindex naming it, a format_version 5 footer
     /// (crc32c); no properties, data or index blocks (this library never
@@ -660,4 +765,26 @@ impl Crafted {
         let mh = c.add_block(meta);
         c.finish_footer(mh)
     }
+}
+
+/// LevelDB's Bloom filter as RocksDB 6.29's block-based filter writes each
+/// range's (`BloomFilterPolicy::CreateFilter`): a test-only builder, this
+/// library reads the format but does not write it.
+pub fn leveldb_bloom(keys: &[Vec<u8>], bits_per_key: u32) -> Vec<u8> {
+    let bits = ((keys.len() as u32) * bits_per_key).max(64);
+    let bytes = bits.div_ceil(8);
+    let bits = bytes * 8;
+    let k = ((bits_per_key as f64 * 0.69) as u32).clamp(1, 30);
+    let mut out = vec![0u8; bytes as usize];
+    for key in keys {
+        let mut h = rocksfilter::bloom_hash(key);
+        let delta = h.rotate_right(17);
+        for _ in 0..k {
+            let bit = h % bits;
+            out[(bit / 8) as usize] |= 1 << (bit % 8);
+            h = h.wrapping_add(delta);
+        }
+    }
+    out.push(k as u8);
+    out
 }

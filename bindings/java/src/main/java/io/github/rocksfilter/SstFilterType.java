@@ -8,8 +8,13 @@ public enum SstFilterType {
     FULL(1),
     /** A partitioned filter. */
     PARTITIONED(2),
-    /** A filter this library cannot read (custom policy or obsolete block-based filter): every key may match. */
-    UNSUPPORTED(3);
+    /** A filter this library cannot read (custom policy) or that RocksDB would not use either: every key may match. */
+    UNSUPPORTED(3),
+    /**
+     * The obsolete block-based filter of RocksDB &lt; 7.0: a small filter per 2 KiB of data-block offsets,
+     * looked up through the table's index; {@code mayMatch} and {@code prefixMayMatch} answer from it.
+     */
+    BLOCK_BASED(4);
 
     private final int code;
 
@@ -28,6 +33,7 @@ public enum SstFilterType {
             case 0 -> NONE;
             case 1 -> FULL;
             case 2 -> PARTITIONED;
+            case 4 -> BLOCK_BASED;
             default -> UNSUPPORTED;
         };
     }

@@ -1,0 +1,215 @@
+//! The RocksDB version matrix: SST files written by RocksJava 5.18.4 to
+//! 11.8.1, Debian's RocksDB 7.8.3 and RocksDB 11.12 built from source, each
+//! with RocksDB's own answers for its keys (`sst_fixtures/matrix/README.md`).
+//! Run with `make matrix-test`, or:
+//!
+//! ```sh
+//! sst_fixtures/matrix/java/run.sh /tmp/mx && sst_fixtures/matrix/cpp/run.sh /tmp/mx
+//! ROCKSFILTER_MATRIX=/tmp/mx cargo test --release --test matrix -- --ignored --nocapture
+//! ```
+//!
+//! For every file: it opens verified; its format_version, checksum and filter
+//! are what the writer configured; every key written may match; on every
+//! probe the library's answer equals RocksDB's filter decision (a `Get` that
+//! raised `rocksdb.bloom.filter.useful`, a `Seek` that raised
+//! `rocksdb.bloom.filter.prefix.useful`); and full filter blocks are
+//! byte-identical to this library's builder where RocksDB did not round
+//! their size to its allocator's (optimize_filters_for_memory off).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rocksfilter::{Filter, Kind, Policy, Sst, SstFilter};
+use serde_json::Value;
+
+#[path = "support/rebuild.rs"]
+mod rebuild;
+
+fn hex(h: &str) -> Vec<u8> {
+    (0..h.len() / 2).map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).expect("hex")).collect()
+}
+
+fn lines(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+#[derive(Default)]
+struct Tally {
+    files: usize,
+    keys: usize,
+    probes_absent: usize,
+    rocksdb_rejected: usize,
+    agree: usize,
+    prefix_probes: usize,
+    prefix_agree: usize,
+    compared: usize,
+    identical: usize,
+    cases: BTreeMap<String, usize>,
+}
+
+#[test]
+#[ignore = "needs the version matrix: make matrix-test"]
+fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
+    let dir = PathBuf::from(
+        std::env::var("ROCKSFILTER_MATRIX").expect("set ROCKSFILTER_MATRIX to the directory the matrix writers filled"),
+    );
+    let mut writers: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("matrix dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("manifest.jsonl").is_file())
+        .collect();
+    writers.sort();
+    assert!(!writers.is_empty(), "no <writer>/manifest.jsonl under {}", dir.display());
+    let mut failures: Vec<String> = Vec::new();
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    for wdir in &writers {
+        let manifest = std::fs::read_to_string(wdir.join("manifest.jsonl")).unwrap();
+        for line in manifest.lines().filter(|l| !l.trim().is_empty()) {
+            let row: Value = serde_json::from_str(line).expect("manifest row");
+            let s = |k: &str| row[k].as_str().unwrap_or("").to_string();
+            let writer = s("writer");
+            let name = format!("{writer}/{}", s("file"));
+            let t = tallies.entry(writer.clone()).or_default();
+            t.files += 1;
+            let fail = |failures: &mut Vec<String>, msg: String| failures.push(format!("{name}: {msg}"));
+            let sst = match Sst::open(wdir.join(s("file"))) {
+                Ok(x) => x,
+                Err(e) => {
+                    fail(&mut failures, format!("open failed: {e}"));
+                    continue;
+                }
+            };
+            let fv = row["format_version"].as_u64().unwrap_or(0) as u32;
+            if sst.format_version() != fv {
+                fail(&mut failures, format!("format_version {} (written as {fv})", sst.format_version()));
+            }
+            if sst.checksum_type().name() != s("checksum") {
+                fail(&mut failures, format!("checksum {} (written as {})", sst.checksum_type().name(), s("checksum")));
+            }
+            let want = s("filter");
+            let got = sst.filter().filter_type().name();
+            if got != want {
+                let why = match sst.filter() {
+                    SstFilter::Unsupported(w) => format!(": {w}"),
+                    _ => String::new(),
+                };
+                fail(&mut failures, format!("filter {got} (written as {want}){why}"));
+            }
+            // The kind of each filter block is what the policy writes.
+            let policy = s("policy");
+            let kinds: Vec<Kind> = match sst.filter() {
+                SstFilter::Full(f) => vec![f.kind()],
+                SstFilter::Partitioned(p) => p.filters().iter().map(Filter::kind).collect(),
+                _ => vec![],
+            };
+            for k in &kinds {
+                let ok = match policy.as_str() {
+                    "bloom" if fv < 5 => *k == Kind::LegacyBloom,
+                    "bloom" => *k == Kind::FastLocalBloom,
+                    // Ribbon falls back to Bloom (legacy below fv 5) for small
+                    // filters and, in some releases, for files of unknown level.
+                    "ribbon" => matches!(k, Kind::Standard128Ribbon | Kind::FastLocalBloom | Kind::LegacyBloom),
+                    _ => false,
+                };
+                if !ok {
+                    fail(&mut failures, format!("{policy} at format_version {fv} gave a {k:?} block"));
+                }
+            }
+            *t.cases.entry(format!("{want}/{policy}")).or_default() += 1;
+            // Every key written may match.
+            let keys: Vec<Vec<u8>> = lines(&wdir.join(s("keys"))).iter().map(|l| hex(&l[0])).collect();
+            if let Some(k) = keys.iter().find(|k| !sst.may_match(k)) {
+                fail(&mut failures, format!("FALSE ABSENT: key {} written but answered absent", String::from_utf8_lossy(k)));
+            }
+            t.keys += keys.len();
+            // RocksDB's own decisions.
+            let mut disagreements = Vec::new();
+            for p in lines(&wdir.join(s("probes"))) {
+                let (key, in_file, found, rejected) = (hex(&p[0]), p[1] == "1", p[2] == "1", p[3] == "1");
+                let ours = sst.may_match(&key);
+                if in_file {
+                    if !found || rejected {
+                        fail(&mut failures, format!("RocksDB itself did not find written key {}", p[0]));
+                    }
+                    if !ours {
+                        fail(&mut failures, format!("FALSE ABSENT: probe {}", p[0]));
+                    }
+                    continue;
+                }
+                t.probes_absent += 1;
+                t.rocksdb_rejected += rejected as usize;
+                if ours == !rejected {
+                    t.agree += 1;
+                } else {
+                    disagreements.push(format!("{} (RocksDB rejected: {rejected}, ours may match: {ours})", p[0]));
+                }
+            }
+            if let Some(pp) = row["prefix_probes"].as_str() {
+                for p in lines(&wdir.join(pp)) {
+                    let (prefix, in_file, rejected) = (hex(&p[0]), p[1] == "1", p[2] == "1");
+                    let ours = match sst.prefix_may_match(&prefix) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            fail(&mut failures, format!("prefix query failed: {e}"));
+                            break;
+                        }
+                    };
+                    if in_file && !ours {
+                        fail(&mut failures, format!("FALSE ABSENT: prefix {}", p[0]));
+                    }
+                    t.prefix_probes += 1;
+                    if ours == !rejected {
+                        t.prefix_agree += 1;
+                    } else {
+                        disagreements.push(format!("prefix {} (RocksDB rejected: {rejected}, ours: {ours})", p[0]));
+                    }
+                }
+            }
+            if !disagreements.is_empty() {
+                fail(
+                    &mut failures,
+                    format!("{} answers differ from RocksDB's filter, e.g. {}", disagreements.len(), disagreements[..disagreements.len().min(3)].join(", ")),
+                );
+            }
+            // Byte identity of full filter blocks (no allocator rounding).
+            if let SstFilter::Full(block) = sst.filter() {
+                if !row["optimize_filters_for_memory"].as_bool().unwrap_or(false) && row["timestamp_size"].as_u64().unwrap_or(0) == 0 {
+                    let p = match (policy.as_str(), fv) {
+                        ("ribbon", _) => Policy::Ribbon,
+                        (_, v) if v < 5 => Policy::LegacyBloom,
+                        _ => Policy::Bloom,
+                    };
+                    t.compared += 1;
+                    let ours = rebuild::rebuild(&keys, &writer, p, row["bits_per_key"].as_f64().unwrap_or(10.0), &sst);
+                    if ours == block.as_bytes() {
+                        t.identical += 1;
+                    } else {
+                        let at = ours.iter().zip(block.as_bytes()).position(|(a, b)| a != b);
+                        fail(
+                            &mut failures,
+                            format!("our {p:?} block differs: {} vs {} bytes, first difference at {at:?}", ours.len(), block.as_bytes().len()),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    println!("version matrix ({}):", dir.display());
+    println!("| writer | files | keys | absent probes | RocksDB rejected | agree | prefix probes | agree | full filters identical |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (w, t) in &tallies {
+        println!(
+            "| {w} | {} | {} | {} | {} | {} | {} | {} | {}/{} |",
+            t.files, t.keys, t.probes_absent, t.rocksdb_rejected, t.agree, t.prefix_probes, t.prefix_agree, t.identical, t.compared
+        );
+        println!("  cases: {}", t.cases.iter().map(|(k, v)| format!("{k} x{v}")).collect::<Vec<_>>().join(", "));
+    }
+    let total: usize = tallies.values().map(|t| t.files).sum();
+    println!("version matrix: {} writers, {total} files, {} failures", tallies.len(), failures.len());
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
