@@ -15,7 +15,7 @@ use rocksfilter::{FilterBuilder, Policy, Sst};
 pub fn rebuild(keys: &[Vec<u8>], writer: &str, policy: Policy, bits_per_key: f64, sst: &Sst) -> Vec<u8> {
     let mut b = FilterBuilder::new(policy, bits_per_key).unwrap();
     let prefix = sst.prefix_extractor();
-    let rocksdb7 = writer.starts_with("rocksdb-7.") || writer.starts_with("rocksjava-7.");
+    let rocksdb7 = ["rocksdb-6.", "rocksdb-7.", "rocksdb-8.", "rocksjava-6.", "rocksjava-7.", "rocksjava-8."].iter().any(|p| writer.starts_with(p));
     let (mut last_in_domain, mut empty_added) = (false, false);
     for k in keys {
         let p = prefix.and_then(|p| p.prefix(k));
