@@ -52,6 +52,75 @@ struct Tally {
     /// Absent keys a hash index answered before RocksDB's filter.
     hash_answered: usize,
     cases: BTreeMap<String, usize>,
+    format_versions: std::collections::BTreeSet<u32>,
+    filters: std::collections::BTreeSet<String>,
+    checksums: std::collections::BTreeSet<String>,
+    version: String,
+}
+
+/// The writers a complete run has (sst_fixtures/matrix/README.md).
+const ALL_WRITERS: [&str; 9] = [
+    "rocksdb-11.12.0",
+    "rocksdb-7.8.3",
+    "rocksjava-10.10.1.1",
+    "rocksjava-11.8.1",
+    "rocksjava-5.18.4",
+    "rocksjava-6.29.5",
+    "rocksjava-7.10.2",
+    "rocksjava-8.11.4",
+    "rocksjava-9.11.2",
+];
+
+/// "2-5" for a run of consecutive versions, "2-5, 7" otherwise.
+fn ranges(v: &std::collections::BTreeSet<u32>) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut it = v.iter().copied().peekable();
+    while let Some(a) = it.next() {
+        let mut b = a;
+        while it.peek() == Some(&(b + 1)) {
+            b = it.next().unwrap();
+        }
+        out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
+    }
+    out.join(", ")
+}
+
+/// The README's compatibility table, from this run.
+fn table(tallies: &BTreeMap<String, Tally>) -> String {
+    let mut rows: Vec<(&String, &Tally)> = tallies.iter().collect();
+    // By RocksDB version, then writer.
+    let key = |v: &str| v.split('.').map(|x| x.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
+    rows.sort_by(|a, b| key(&a.1.version).cmp(&key(&b.1.version)).then(a.0.cmp(b.0)));
+    let mut o = String::new();
+    o.push_str("| RocksDB | written by | files | format_version | filters | checksums | keys (all may match) | absent keys: RocksDB's filter rejected / same answer | prefix Seeks: same answer | full filters byte-identical |\n");
+    o.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (w, t) in rows {
+        let how = if let Some(v) = w.strip_prefix("rocksjava-") {
+            format!("RocksJava `rocksdbjni` {v}")
+        } else if t.version.starts_with("7.8") {
+            "Debian `librocksdb-dev`, C++ API".to_string()
+        } else {
+            "source (`rust-librocksdb-sys` 0.49.0), C++ API".to_string()
+        };
+        let hash = if t.hash_answered > 0 { format!(" (+{} answered by its hash index)", t.hash_answered) } else { String::new() };
+        o.push_str(&format!(
+            "| {} | {how} | {} | {} | {} | {} | {} | {} / {} of {}{hash} | {} of {} | {} of {} |\n",
+            t.version,
+            t.files,
+            ranges(&t.format_versions),
+            t.filters.iter().map(|f| &f[2..]).collect::<Vec<_>>().join(", "),
+            t.checksums.iter().cloned().collect::<Vec<_>>().join(", "),
+            t.keys,
+            t.rocksdb_rejected,
+            t.agree,
+            t.probes_absent,
+            t.prefix_agree,
+            t.prefix_probes,
+            t.identical,
+            t.compared
+        ));
+    }
+    o
 }
 
 #[test]
@@ -128,6 +197,31 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                 }
             }
             *t.cases.entry(format!("{want}/{policy}")).or_default() += 1;
+            t.version = s("rocksdb_version");
+            t.format_versions.insert(fv);
+            t.checksums.insert(s("checksum"));
+            // Kinds first (sorted by a leading digit), then layouts.
+            let kind = match (want.as_str(), policy.as_str()) {
+                ("none", _) => None,
+                ("block_based", _) => Some("4 block-based"),
+                (_, "bloom") if fv < 5 => Some("2 legacy Bloom"),
+                (_, "bloom") => Some("1 Bloom"),
+                (_, "ribbon") => Some("3 Ribbon"),
+                _ => None,
+            };
+            t.filters.extend(kind.map(str::to_string));
+            match want.as_str() {
+                "full" => t.filters.insert("5 full".into()),
+                "partitioned" => t.filters.insert("6 partitioned".into()),
+                "none" => t.filters.insert("9 none".into()),
+                _ => false,
+            };
+            if row["prefix_extractor"].as_str().is_some() {
+                t.filters.insert("7 prefix".into());
+            }
+            if row["timestamp_size"].as_u64().unwrap_or(0) > 0 {
+                t.filters.insert("8 user-defined timestamps".into());
+            }
             // Every key written may match.
             let keys: Vec<Vec<u8>> = lines(&wdir.join(s("keys"))).iter().map(|l| hex(&l[0])).collect();
             if let Some(k) = keys.iter().find(|k| !sst.may_match(k)) {
@@ -247,5 +341,26 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
     }
     let total: usize = tallies.values().map(|t| t.files).sum();
     println!("version matrix: {} writers, {total} files, {} failures", tallies.len(), failures.len());
+    // The README's compatibility table is this run's: written next to the
+    // files, and compared with the README's when the run is complete.
+    let t = table(&tallies);
+    std::fs::write(dir.join("compatibility.md"), &t).unwrap();
+    println!("{t}");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    let complete = ALL_WRITERS.iter().all(|w| tallies.contains_key(*w));
+    if complete {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let (b, e) = ("<!-- matrix:begin -->\n", "<!-- matrix:end -->");
+        let start = readme.find(b).expect("README.md has a <!-- matrix:begin --> marker") + b.len();
+        let end = readme[start..].find(e).expect("README.md has a <!-- matrix:end --> marker") + start;
+        assert_eq!(
+            &readme[start..end],
+            t,
+            "README.md's compatibility table is not this run's: replace the lines between the matrix markers with {}",
+            dir.join("compatibility.md").display()
+        );
+        println!("README.md's compatibility table matches this run");
+    } else {
+        println!("partial run ({} of {} writers): README.md's table not compared", tallies.len(), ALL_WRITERS.len());
+    }
 }

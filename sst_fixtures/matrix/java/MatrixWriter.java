@@ -79,6 +79,7 @@ public class MatrixWriter {
     boolean wkf = true;
     String indexType = "kBinarySearch";
     Map<String, String> extra = new LinkedHashMap<>();
+    boolean offm;             // optimize_filters_for_memory=true (versions that know it)
 
     Case(String name, int fv) { this.name = name; this.fv = fv; }
     Case ck(String c) { checksum = c; return this; }
@@ -88,6 +89,7 @@ public class MatrixWriter {
     Case pre(String p, boolean w) { prefix = p; wkf = w; return this; }
     Case idx(String t) { indexType = t; return this; }
     Case x(String k, String v) { extra.put(k, v); return this; }
+    Case offm() { offm = true; return this; }
   }
 
   static final String[] CHECKSUMS = {"kNoChecksum", "kCRC32c", "kxxHash", "kxxHash64", "kXXH3"};
@@ -238,7 +240,7 @@ public class MatrixWriter {
     t.add("whole_key_filtering=" + c.wkf);
     if (c.partitioned) t.add("partition_filters=true");
     for (Map.Entry<String, String> e : c.extra.entrySet()) t.add(e.getKey() + "=" + e.getValue());
-    if (withOffm) t.add("optimize_filters_for_memory=false");
+    if (withOffm) t.add("optimize_filters_for_memory=" + c.offm);
     return "{" + String.join(";", t) + "}";
   }
 
@@ -342,6 +344,13 @@ public class MatrixWriter {
     cs.add(new Case("fv" + modern + "_full_bloom10_two_level", modern).idx("kTwoLevelIndexSearch"));
     cs.add(new Case("fv" + modern + "_full_bloom10_binary_first_key", modern).idx("kBinarySearchWithFirstKey"));
     cs.add(new Case("fv" + modern + "_full_bloom10_hash_index_fixed4", modern).idx("kHashSearch").pre("fixed", true));
+    // optimize_filters_for_memory on (RocksDB's default since 9.2): sizes
+    // rounded to malloc_usable_size (read, not compared byte for byte).
+    if (knowsOffm) {
+      cs.add(new Case("fv" + modern + "_full_bloom10_offm", modern).offm());
+      cs.add(new Case("fv" + modern + "_partitioned_bloom10_offm", modern).part().offm());
+      if (modern >= 5) cs.add(new Case("fv" + modern + "_full_ribbon10_offm", modern).pol("ribbon").offm());
+    }
     return cs;
   }
 
@@ -521,7 +530,7 @@ public class MatrixWriter {
       jraw(j, "bits_per_key", info.filter.equals("none") ? "0.0" : "10.0");
       jf(j, "prefix_extractor", info.prefixExtractor);
       jraw(j, "whole_key_filtering", String.valueOf(info.wholeKeyFiltering != null ? info.wholeKeyFiltering : c.wkf));
-      jraw(j, "optimize_filters_for_memory", "false");
+      jraw(j, "optimize_filters_for_memory", String.valueOf(knowsOffm && c.offm));
       jf(j, "index_type", info.indexType);
       jraw(j, "timestamp_size", "0");
       jraw(j, "num_keys", String.valueOf(keys.size()));
