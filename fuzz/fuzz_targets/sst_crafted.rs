@@ -1,6 +1,6 @@
 //! Structure-aware SST fuzzing: the input picks a synthetic base SST (full
 //! or partitioned, Bloom, Ribbon or legacy; format_version 5 or 6; crc32c
-//! or XXH3) and a list of edits to its metaindex, properties, filter blocks
+//! or XXH3; or a block-based filter of RocksDB < 7.0) and a list of edits to its metaindex, properties, filter blocks
 //! and partition index. Every checksum is recomputed after the edits
 //! (`tests/support/craft.rs`), so the reader's logic behind the checksums
 //! is what gets fuzzed, not the checksum check.
@@ -62,6 +62,13 @@ fn make_base(sel: u8) -> (Crafted, Vec<Vec<u8>>) {
     };
     let fv = if sel & 0x80 != 0 { 6 } else { 5 };
     let checksum = if sel & 0x40 != 0 { 4 } else { 1 }; // XXH3 or crc32c
+    if policy == rocksfilter::Policy::LegacyBloom && fv == 6 {
+        // The block-based filter of RocksDB < 7.0 (format_version 4), with a
+        // binary-search or two-level index, and a prefix extractor for some.
+        let two_level = partitioned.map(|p| p.min(16));
+        let prefix = (checksum == 4).then_some(4);
+        return (Crafted::block_based(&keys, 7, 200, two_level, prefix), keys);
+    }
     let c = Crafted::synthetic_as(&keys, policy, partitioned, fv, checksum);
     (c, keys)
 }
