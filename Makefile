@@ -33,7 +33,7 @@ INSTALLED_FILES = $(BINDIR)/rocksfilter \
   $(CMAKEDIR)/rocksfilterTargets.cmake
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module
-.PHONY: header build test prereqs go-test java-test rust-test header-check c-test sst-test matrix-test rocksdb11-background demo clean
+.PHONY: header build test prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
 SST_FIXTURES ?= $(CURDIR)/target/sst-fixtures
@@ -92,22 +92,29 @@ rocksdb11-background:
 	@nohup nice -n 10 sst_fixtures/rocksdb11/build.sh > target/rocksdb11-build.log 2>&1 < /dev/null &
 	@echo "rocksdb11: building (or reusing) RocksDB 11.12 in the background, log target/rocksdb11-build.log"
 
-matrix-test: build
+# The RocksJava part alone (the Go and Java suites read its block-based files).
+matrix-java:
 	sst_fixtures/matrix/java/run.sh $(MATRIX)
+
+matrix-test: build matrix-java
 	sst_fixtures/matrix/cpp/run.sh $(MATRIX)
 	ROCKSFILTER_MATRIX=$(MATRIX) $(CARGO) test --release --locked --test matrix -- --ignored --nocapture
 
 # Everything: checks (and, as root, installs) what it needs first.
-test: prereqs rocksdb11-background header-check rust-test c-test sst-test example-test cpp-test go-test java-test matrix-test
+test: prereqs rocksdb11-background header-check rust-test c-test sst-test matrix-java example-test cpp-test go-test java-test matrix-test
 
 prereqs:
 	scripts/prereqs.sh --go --java
 
+# Both suites also check block-based files of the version matrix when
+# `make matrix-java` has written them (make test does, first).
+MATRIX_FOR_BINDINGS = $(shell [ -f $(MATRIX)/rocksjava-6.29.5/manifest.jsonl ] && echo $(MATRIX))
+
 go-test: build
-	bindings/go/run-tests.sh
+	ROCKSFILTER_MATRIX=$(MATRIX_FOR_BINDINGS) bindings/go/run-tests.sh
 
 java-test: build
-	bindings/java/run-tests.sh
+	ROCKSFILTER_MATRIX=$(MATRIX_FOR_BINDINGS) bindings/java/run-tests.sh
 
 # Installs the shared library (versioned SONAME), the static library, the C
 # and C++ headers, the CLI, pkg-config files (rocksfilter, rocksfilter-static)

@@ -39,9 +39,10 @@ w11="$bin/matrix_writer-rocksdb11"
 if stale "$w11" "$src" "$lib11/librocksdb.a" "$0"; then
   echo "run.sh: compiling matrix_writer against RocksDB 11.12 ($lib11)" >&2
   t=$SECONDS
-  "$CXX" -std=c++20 -O1 -g0 -DNDEBUG -DHAVE_ALIGNED_NEW -DOS_LINUX \
-    -DROCKSDB_PLATFORM_POSIX -DROCKSDB_LIB_IO_POSIX -DROCKSDB_NAMESPACE=rocksdb \
-    -I"$R" -I"$R/include" "$src" "$lib11/librocksdb.a" -lpthread -ldl \
+  # The library's own -std, defines and include paths (build.sh writes them).
+  [ -f "$lib11/cxxflags" ] || fail "no cxxflags in '$lib11' (from rocksdb11/build.sh)"
+  # shellcheck disable=SC2046
+  "$CXX" $(cat "$lib11/cxxflags") -O1 -g0 "$src" "$lib11/librocksdb.a" -lpthread -ldl \
     -o "$w11.tmp" || fail "compiling matrix_writer.cc against RocksDB 11.12 failed"
   mv "$w11.tmp" "$w11"
   echo "run.sh: compiled in $((SECONDS - t)) s" >&2
