@@ -105,6 +105,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` and closed early: end quietly, as Unix tools
+    // do, instead of panicking in println! on EPIPE (Rust ignores SIGPIPE).
+    // SAFETY: restoring a signal's default disposition before any thread
+    // is started has no preconditions.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { keys, bits_per_key } => demo(keys, bits_per_key),
