@@ -5,7 +5,8 @@ public enum SstFilterType {
     NONE(0),
     FULL(1),
     PARTITIONED(2),
-    UNSUPPORTED(3);
+    UNSUPPORTED(3),
+    BLOCK_BASED(4);
 
     private final int code;
 
