@@ -59,6 +59,7 @@ struct Tally {
     format_versions: std::collections::BTreeSet<u32>,
     filters: std::collections::BTreeSet<String>,
     checksums: std::collections::BTreeSet<String>,
+    compressions: std::collections::BTreeSet<String>,
     version: String,
 }
 
@@ -96,8 +97,8 @@ fn table(tallies: &BTreeMap<String, Tally>) -> String {
     let key = |v: &str| v.split('.').map(|x| x.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
     rows.sort_by(|a, b| key(&a.1.version).cmp(&key(&b.1.version)).then(a.0.cmp(b.0)));
     let mut o = String::new();
-    o.push_str("| RocksDB | written by | files | format_version | filters | checksums | keys (all may match) | absent keys: RocksDB's filter rejected / same answer | prefix Seeks: same answer | full filters byte-identical |\n");
-    o.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    o.push_str("| RocksDB | written by | files | format_version | filters | checksums | compression | keys (all may match) | absent keys: RocksDB's filter rejected / same answer | prefix Seeks: same answer | full filters byte-identical |\n");
+    o.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (w, t) in rows {
         let how = if let Some(v) = w.strip_prefix("rocksjava-") {
             format!("RocksJava `rocksdbjni` {v}")
@@ -114,12 +115,13 @@ fn table(tallies: &BTreeMap<String, Tally>) -> String {
             hash += &format!(" ({} may match under a custom comparator)", t.custom_asked_all);
         }
         o.push_str(&format!(
-            "| {} | {how} | {} | {} | {} | {} | {} | {} / {} of {}{hash} | {} of {} | {} of {} |\n",
+            "| {} | {how} | {} | {} | {} | {} | {} | {} | {} / {} of {}{hash} | {} of {} | {} of {} |\n",
             t.version,
             t.files,
             ranges(&t.format_versions),
             t.filters.iter().map(|f| &f[2..]).collect::<Vec<_>>().join(", "),
             t.checksums.iter().cloned().collect::<Vec<_>>().join(", "),
+            t.compressions.iter().cloned().collect::<Vec<_>>().join(", "),
             t.keys,
             t.rocksdb_rejected,
             t.agree,
@@ -210,6 +212,25 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
             t.version = s("rocksdb_version");
             t.format_versions.insert(fv);
             t.checksums.insert(s("checksum"));
+            // The writers record the options string they used.
+            let options = s("options");
+            let compression = options
+                .split(|c| c == ';' || c == '{' || c == '}')
+                .filter_map(|kv| kv.strip_prefix("compression="))
+                .last()
+                .unwrap_or("kNoCompression");
+            t.compressions.insert(
+                match compression {
+                    "kNoCompression" => "none",
+                    "kSnappyCompression" => "snappy",
+                    "kZlibCompression" => "zlib",
+                    "kLZ4Compression" => "lz4",
+                    "kLZ4HCCompression" => "lz4hc",
+                    "kZSTD" => "zstd",
+                    other => other,
+                }
+                .to_string(),
+            );
             // Kinds first (sorted by a leading digit), then layouts.
             let kind = match (want.as_str(), policy.as_str()) {
                 ("none", _) => None,

@@ -15,12 +15,14 @@
 //! index entry whose separator is not before the key. This needs the
 //! whole data index in memory: one separator and one offset per data block,
 //! decoded at open (binary-search, hash and first-key indexes are one
-//! index block; a two-level index's partitions are all read).
+//! index block; a two-level index's partitions are all read; compressed
+//! index blocks are decompressed, `sst::compression`).
 
 use std::collections::HashSet;
 use std::ops::Range;
 
 use super::block::BlockIter;
+use super::compression::decompress;
 use super::format::{fixed32, read_block_typed, BlockHandle, Footer};
 use super::separators::Separators;
 use super::{Backing, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
@@ -155,15 +157,15 @@ impl<'a> BlockBased<'a> {
     ) -> Result<(), String> {
         let backing = self.backing.clone();
         let file = backing.bytes();
-        let (data, compression) = read_block_typed(file, footer, handle, what, verify)
+        let (raw, compression) = read_block_typed(file, footer, handle, what, verify)
             .map_err(|e| format!("{} (RocksDB cannot read the index either)", e.message()))?;
-        if compression != 0 {
-            return Err(format!(
-                "{what} block at offset {} is compressed with {} (type {compression}), which this library does not decompress",
-                handle.offset,
-                super::format::compression_name(compression)
-            ));
-        }
+        let owned;
+        let data = if compression == 0 {
+            raw
+        } else {
+            owned = decompress(compression, raw, what, handle.offset)?;
+            &owned[..]
+        };
         self.index.grow_budget(data.len().saturating_mul(8));
         let mut it = BlockIter::new(data, what, handle.offset, footer.format_version).map_err(|e| e.message().to_string())?;
         let mut prev = None;
@@ -175,7 +177,7 @@ impl<'a> BlockBased<'a> {
                 Err(e) => return Err(e.message().to_string()),
             };
             prev = Some(h);
-            self.index.push(key, &info, handle.offset, first, what)?;
+            self.index.push(key, &info, handle.offset, first, compression != 0, what)?;
             first = false;
             each(self, h)?;
         }

@@ -18,6 +18,7 @@
 
 mod block;
 mod block_based;
+mod compression;
 pub(crate) mod format;
 mod properties;
 mod separators;
@@ -29,6 +30,7 @@ use std::sync::Arc;
 
 use block::BlockIter;
 pub use block_based::BlockBased;
+pub use compression::{MAX_DECOMPRESSED, MAX_RATIO};
 use separators::Separators;
 pub use format::{ChecksumType, BLOCK_BASED_MAGIC};
 use format::{read_block, read_block_typed, BlockHandle, Footer};
@@ -852,17 +854,17 @@ impl<'a> Partitions<'a> {
     ) -> std::result::Result<Partitions<'a>, String> {
         let file = backing.bytes();
         let what = "filter partition index";
-        let (index, compression) = read_block_typed(file, footer, handle, what, verify)
+        let (raw, compression) = read_block_typed(file, footer, handle, what, verify)
             .map_err(|e| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message()))?;
-        if compression != 0 {
-            // RocksDB may compress this block (kFilterPartitionIndex is not
-            // among the types read raw); this library does not decompress.
-            return Err(format!(
-                "{what} at offset {} is compressed with {} (type {compression}), which this library does not decompress",
-                handle.offset,
-                format::compression_name(compression)
-            ));
-        }
+        // RocksDB may compress this block (kFilterPartitionIndex is not
+        // among the types read raw).
+        let owned;
+        let index = if compression == 0 {
+            raw
+        } else {
+            owned = compression::decompress(compression, raw, what, handle.offset)?;
+            &owned[..]
+        };
         let internal = !properties.index_key_is_user_key.unwrap_or(false);
         let delta = properties.index_value_is_delta_encoded.unwrap_or(false);
         let budget = PARTITION_KEYS_BUDGET.saturating_add(index.len().saturating_mul(8));
@@ -883,7 +885,7 @@ impl<'a> Partitions<'a> {
                 Err(e) => return Err(e.message().to_string()),
             };
             prev = Some(h);
-            p.seps.push(key, &info, handle.offset, false, what)?;
+            p.seps.push(key, &info, handle.offset, false, compression != 0, what)?;
             let slot = match seen.get(&h) {
                 Some(&i) => i,
                 None => {

@@ -91,6 +91,8 @@ impl<'a> Separators<'a> {
     /// Appends the key just decoded from the index block at file offset
     /// `block_offset`. `first_in_block`: it is the block's first entry, so
     /// its order is checked against the previous block's last separator.
+    /// `decompressed`: the block is not the file's bytes (every key is
+    /// copied).
     /// Err where RocksDB's lookups are not well defined (keys out of order,
     /// an internal key without trailer) or past the decompression budget.
     pub(super) fn push(
@@ -99,6 +101,7 @@ impl<'a> Separators<'a> {
         info: &EntryInfo,
         block_offset: u64,
         first_in_block: bool,
+        decompressed: bool,
         what: &str,
     ) -> Result<(), String> {
         let at = info.offset;
@@ -126,7 +129,7 @@ impl<'a> Separators<'a> {
                 ));
             }
         }
-        let loc = if info.stored_whole {
+        let loc = if info.stored_whole && !decompressed {
             KeyLoc { start: block_offset as usize + info.key_offset, len: key.len() as u32, in_arena: false }
         } else {
             if self.arena.len() + key.len() > self.budget {

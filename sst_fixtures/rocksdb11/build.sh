@@ -61,10 +61,18 @@ mkdir -p "$dir/obj"
 echo "-std=c++20 $defines -I$R -I$R/include" > "$dir/cxxflags"
 exec 9>"$dir/.lock"
 flock 9
+# Another build.sh (e.g. make test's background one) may have finished while
+# this one waited for the lock.
+if [ -f "$dir/BUILT" ] && [ -f "$dir/librocksdb.a" ]; then
+  echo "rocksdb11 build: built by another run, at $dir" >&2
+  echo "$dir"
+  exit 0
+fi
 start=$SECONDS
 
-# The precompiled standard headers.
-cat > "$dir/std_pch.h" <<'H'
+# The precompiled standard headers (rewritten only if they changed: make
+# would otherwise rebuild every object).
+cat > "$dir/std_pch.h.new" <<'H'
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -93,6 +101,7 @@ cat > "$dir/std_pch.h" <<'H'
 #include <variant>
 #include <vector>
 H
+if cmp -s "$dir/std_pch.h.new" "$dir/std_pch.h"; then rm "$dir/std_pch.h.new"; else mv "$dir/std_pch.h.new" "$dir/std_pch.h"; fi
 
 {
   echo "CXX := $CXX"
@@ -118,7 +127,8 @@ H
   echo "OBJS := $objs"
   echo "librocksdb.a: \$(OBJS)"
   printf '\trm -f $@.tmp && ar rcs $@.tmp $(OBJS) && mv $@.tmp $@\n'
-} > "$dir/Makefile"
+} > "$dir/Makefile.new"
+if cmp -s "$dir/Makefile.new" "$dir/Makefile"; then rm "$dir/Makefile.new"; else mv "$dir/Makefile.new" "$dir/Makefile"; fi
 
 n="$(grep -c '^obj/.*\.o:' "$dir/Makefile")"
 echo "rocksdb11 build: RocksDB $ver, $n files, $JOBS jobs, into $dir" >&2

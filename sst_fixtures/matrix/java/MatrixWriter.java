@@ -80,6 +80,7 @@ public class MatrixWriter {
     String indexType = "kBinarySearch";
     Map<String, String> extra = new LinkedHashMap<>();
     boolean offm;             // optimize_filters_for_memory=true (versions that know it)
+    String compression = "kNoCompression";
 
     Case(String name, int fv) { this.name = name; this.fv = fv; }
     Case ck(String c) { checksum = c; return this; }
@@ -90,6 +91,7 @@ public class MatrixWriter {
     Case idx(String t) { indexType = t; return this; }
     Case x(String k, String v) { extra.put(k, v); return this; }
     Case offm() { offm = true; return this; }
+    Case comp(String c) { compression = c; return this; }
   }
 
   static final String[] CHECKSUMS = {"kNoChecksum", "kCRC32c", "kxxHash", "kxxHash64", "kXXH3"};
@@ -344,6 +346,17 @@ public class MatrixWriter {
     cs.add(new Case("fv" + modern + "_full_bloom10_two_level", modern).idx("kTwoLevelIndexSearch"));
     cs.add(new Case("fv" + modern + "_full_bloom10_binary_first_key", modern).idx("kBinarySearchWithFirstKey"));
     cs.add(new Case("fv" + modern + "_full_bloom10_hash_index_fixed4", modern).idx("kHashSearch").pre("fixed", true));
+    // Compressed blocks (RocksDB's default is snappy): the index blocks a
+    // block-based filter and a partitioned filter are looked up through.
+    if (maxFv <= 5) {
+      cs.add(new Case("bb_bloom10_snappy", 4).bb().comp("kSnappyCompression"));
+      cs.add(new Case("bb_bloom10_two_level_lz4", 4).bb().idx("kTwoLevelIndexSearch").comp("kLZ4Compression"));
+      cs.add(new Case("bb_bloom10_fixed4_wkf1_zlib", 4).bb().pre("fixed", true).comp("kZlibCompression"));
+      cs.add(new Case("bb_bloom10_zstd", 4).bb().comp("kZSTD"));
+    }
+    cs.add(new Case("fv" + modern + "_partitioned_bloom10_snappy", modern).part().comp("kSnappyCompression"));
+    cs.add(new Case("fv" + modern + "_partitioned_bloom10_zstd", modern).part().comp("kZSTD"));
+    cs.add(new Case("fv" + modern + "_full_bloom10_lz4", modern).comp("kLZ4Compression"));
     // optimize_filters_for_memory on (RocksDB's default since 9.2): sizes
     // rounded to malloc_usable_size (read, not compared byte for byte).
     if (knowsOffm) {
@@ -362,6 +375,7 @@ public class MatrixWriter {
       if (prefixSpelling == null) { refuse(c, "no " + c.prefix + " prefix extractor spelling parses", ""); return false; }
     }
     Properties p = props(tableString(c, knowsOffm), prefixSpelling);
+    p.setProperty("compression", c.compression);
     String optString = optionsString(p);
     ColumnFamilyOptions cfo = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(p);
     if (cfo == null) { refuse(c, culprit(c, prefixSpelling), optString); return false; }
