@@ -102,12 +102,6 @@ typedef enum {
 
 
 /**
- * Probe counts above this are "reserved for new encodings" and match every
- * key (`BuiltinFilterPolicy::KeyMayMatch`).
- */
-#define MAX_PROBES 30
-
-/**
  * Flag for rocksfilter_sst_open_opts(): do not verify block checksums.
  */
 #define ROCKSFILTER_SST_SKIP_CHECKSUMS 1
@@ -162,18 +156,6 @@ typedef enum {
  * restart interval (1) shares nothing and needs no buffer at all.
  */
 #define PARTITION_KEYS_BUDGET (4 << 20)
-
-/**
- * Oldest and newest footer versions RocksDB reads
- * (`kMinSupportedBbtFormatVersionForRead`, `kLatestBbtFormatVersion` in
- * RocksDB 11.12's `table/format.h`; 0 and 1 are the legacy magic number).
- */
-#define MIN_FORMAT_VERSION 2
-
-/**
- * See [`MIN_FORMAT_VERSION`].
- */
-#define LATEST_FORMAT_VERSION 8
 
 /**
  * Properties are kept for [`Properties::raw`] while their names and values
