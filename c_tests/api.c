@@ -731,6 +731,19 @@ static void test_sst_misuse(void) {
 
     /* NULL handle */
     CHECK(rocksfilter_sst_may_match(NULL, K("k")), "sst_may_match(NULL) must answer true");
+    {
+        const uint8_t *bk[2] = {(const uint8_t *)"k", (const uint8_t *)"kk"};
+        size_t bl[2] = {1, 2}, boff[3] = {0, 1, 3};
+        bool br[2] = {false, false};
+        rocksfilter_sst_may_match_batch(NULL, bk, bl, 2, br);
+        CHECK(br[0] && br[1], "sst_may_match_batch(NULL) must answer true for every key");
+        rocksfilter_sst_may_match_batch(NULL, bk, bl, 2, NULL); /* no-op, no crash */
+        char *berr = NULL;
+        st = rocksfilter_sst_may_match_packed(NULL, (const uint8_t *)"kkk", 3, boff, 2, br, &berr);
+        CHECK(st == ROCKSFILTER_INVALID_ARGUMENT && berr && strstr(berr, "sst"),
+              "sst_may_match_packed(NULL) -> %s (%s)", st_name(st), berr ? berr : "");
+        rocksfilter_string_free(berr);
+    }
     bool out = false;
     st = rocksfilter_sst_prefix_may_match(NULL, K("k"), &out, NULL);
     CHECK(st == ROCKSFILTER_INVALID_ARGUMENT, "sst_prefix_may_match(NULL) -> %s", st_name(st));

@@ -651,6 +651,13 @@ static void run_case(const compat_case *c, unsigned case_no) {
     memset(res, 0, ks.n * sizeof *res);
     rocksfilter_filter_may_match_batch(f_rdb, ks.ptr, ks.len, ks.n, res);
     for (size_t i = 0; i < ks.n; i++) miss_batch += !res[i];
+    size_t miss_sst_batch = 0;
+    if (sst) {
+        memset(res, 0, ks.n * sizeof *res);
+        rocksfilter_sst_may_match_batch(sst, ks.ptr, ks.len, ks.n, res);
+        for (size_t i = 0; i < ks.n; i++) miss_sst_batch += !res[i];
+    }
+    if (miss_sst_batch) msg(&m, "%zu/%zu present keys rejected by rocksfilter_sst_may_match_batch", miss_sst_batch, ks.n);
     if (miss_single) msg(&m, "%zu/%zu present keys rejected by may_match on RocksDB bytes", miss_single, ks.n);
     if (miss_ours) msg(&m, "%zu/%zu present keys rejected by may_match on our bytes", miss_ours, ks.n);
     if (miss_batch) msg(&m, "%zu/%zu present keys rejected by may_match_batch", miss_batch, ks.n);
@@ -661,7 +668,9 @@ static void run_case(const compat_case *c, unsigned case_no) {
     if (miss_oracle) msg(&m, "ORACLE: %zu/%zu present keys rejected by oracle (oracle or extractor bug)", miss_oracle, ks.n);
 
     /* 6. Absent keys: ours == oracle on RocksDB's bytes. */
-    size_t diff_sst = 0, diff_sst_prefix = 0;
+    size_t diff_sst = 0, diff_sst_prefix = 0, diff_sst_batch = 0;
+    bool *res_sst = malloc(ABSENT_CHUNK * sizeof *res_sst);
+    if (!res_sst) { fprintf(stderr, "out of memory\n"); exit(2); }
     size_t diff_single = 0, diff_batch = 0, diff_hash = 0, diff_ours = 0, q = 0, hits = 0, ohits = 0;
     char first_diff[200] = "";
     for (size_t start = 0; start < NUM_ABSENT; start += ABSENT_CHUNK) {
@@ -673,6 +682,7 @@ static void run_case(const compat_case *c, unsigned case_no) {
         }
         memset(res, 0, n * sizeof *res);
         rocksfilter_filter_may_match_batch(f_rdb, ab.ptr, ab.len, n, res);
+        if (sst) rocksfilter_sst_may_match_batch(sst, ab.ptr, ab.len, n, res_sst);
         for (size_t i = 0; i < n; i++) {
             const uint8_t *k = keyset_key(&ab, i);
             size_t kl = ab.len[i];
@@ -697,6 +707,7 @@ static void run_case(const compat_case *c, unsigned case_no) {
             if (rocksfilter_legacy_hash32(k, kl) != oracle_bloom_hash(k, kl)) legacy_hash_diff++;
             if (f_ours && bytes_equal && rocksfilter_filter_may_match(f_ours, k, kl) != want) diff_ours++;
             if (sst && rocksfilter_sst_may_match(sst, k, kl) != want) diff_sst++;
+            if (sst && res_sst[i] != want) diff_sst_batch++;
             if (sst && c->prefix_len && kl >= c->prefix_len) {
                 bool pm = false;
                 bool pwant = oracle_filter_may_match(info.filter, info.filter_len, k, c->prefix_len) != 0;
@@ -717,6 +728,8 @@ static void run_case(const compat_case *c, unsigned case_no) {
         msg(&m, "%zu/%u may_match_hash answers differ from %s", diff_hash, NUM_ABSENT,
             use_hash ? "oracle HashMayMatch" : "documented 'always true' on legacy Bloom");
     if (diff_sst) msg(&m, "%zu/%u rocksfilter_sst_may_match answers differ from oracle", diff_sst, NUM_ABSENT);
+    free(res_sst);
+    if (diff_sst_batch) msg(&m, "%zu/%u rocksfilter_sst_may_match_batch answers differ from oracle", diff_sst_batch, NUM_ABSENT);
     if (diff_sst_prefix) msg(&m, "%zu rocksfilter_sst_prefix_may_match answers differ from oracle", diff_sst_prefix);
     if (diff_ours) msg(&m, "%zu/%u answers on our loaded copy differ from oracle", diff_ours, NUM_ABSENT);
     if (legacy_hash_diff) msg(&m, "rocksfilter_legacy_hash32 != BloomHash on %zu keys", legacy_hash_diff);

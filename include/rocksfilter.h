@@ -681,6 +681,38 @@ rocksfilter_status rocksfilter_sst_open_memory_opts(const uint8_t *data,
 bool rocksfilter_sst_may_match(const struct rocksfilter_sst *s, const uint8_t *key, size_t len);
 
 /**
+ * Batch form of rocksfilter_sst_may_match(): results[i] answers keys[i]
+ * (lens[i] bytes), for i < n, exactly as rocksfilter_sst_may_match() would.
+ * Faster per key on full and partitioned filters: keys are grouped by
+ * filter partition, then each group is hashed and its cache lines
+ * prefetched before any is probed. The caller owns every array; nothing is
+ * kept after the call. Fails open as rocksfilter_filter_may_match_batch():
+ * true for every key when the handle, keys or lens is NULL, and for a NULL
+ * keys[i] with non-zero lens[i]; no-op when results is NULL. Thread-safe.
+ */
+void rocksfilter_sst_may_match_batch(const struct rocksfilter_sst *s,
+                                     const uint8_t *const *keys,
+                                     const size_t *lens,
+                                     size_t n,
+                                     bool *results);
+
+/**
+ * Batch form of rocksfilter_sst_may_match() over one packed buffer (for
+ * callers such as Go's cgo that cannot pass arrays of pointers): key i is
+ * buf[offsets[i] .. offsets[i+1]], so `offsets` has n + 1 entries.
+ * ROCKSFILTER_INVALID_ARGUMENT (results untouched, message in *errptr) for
+ * offsets that decrease or exceed `buf_len`, and for a NULL handle,
+ * offsets or results when n > 0. Thread-safe.
+ */
+rocksfilter_status rocksfilter_sst_may_match_packed(const struct rocksfilter_sst *s,
+                                                    const uint8_t *buf,
+                                                    size_t buf_len,
+                                                    const size_t *offsets,
+                                                    size_t n,
+                                                    bool *results,
+                                                    char **errptr);
+
+/**
  * Can the file hold a key with this prefix (exactly as the file's prefix
  * extractor produces it)? Stores the answer in `*out`.
  * ROCKSFILTER_NOT_SUPPORTED when the file has no prefix filter;

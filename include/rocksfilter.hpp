@@ -222,6 +222,26 @@ class Bytes {
 /* Keys per chunk in the string_view batch overloads (on the stack). */
 inline constexpr std::size_t kBatchChunk = 64;
 
+namespace detail {
+/* Any contiguous container of elements convertible to std::string_view. */
+template <class Keys>
+using if_key_container =
+    std::enable_if_t<std::is_convertible_v<decltype(*std::data(std::declval<const Keys &>())), std::string_view>>;
+
+/* A container's keys, chunk by chunk, to a C batch call
+ * `batch(handle, ptrs, lens, n, results)`. */
+template <class Handle, class Keys>
+void batch_container(void (*batch)(Handle, const std::uint8_t *const *, const std::size_t *, std::size_t, bool *),
+                     Handle h, const Keys &keys, bool *results) noexcept {
+  const auto *k = std::data(keys);
+  for_each_chunk<kBatchChunk>(
+      std::size(keys), [k](std::size_t i) { return std::string_view(k[i]); },
+      [batch, h, results](const std::uint8_t *const *p, const std::size_t *l, std::size_t m, std::size_t off) {
+        batch(h, p, l, m, results + off);
+      });
+}
+}  // namespace detail
+
 /* A loaded, immutable filter block (rocksfilter_filter). */
 class Filter {
  public:
@@ -288,16 +308,10 @@ class Filter {
   }
   /* Any contiguous container (std::vector, std::array, C array) of elements
    * convertible to std::string_view; results must hold std::size(keys). */
-  template <class Keys, class = decltype(std::data(std::declval<const Keys &>())),
-            class = std::enable_if_t<std::is_convertible_v<decltype(*std::data(std::declval<const Keys &>())),
-                                                            std::string_view>>>
+  template <class Keys, class = detail::if_key_container<Keys>>
   void may_match_batch(const Keys &keys, bool *results) const noexcept {
-    const auto *k = std::data(keys);
-    detail::for_each_chunk<kBatchChunk>(
-        std::size(keys), [k](std::size_t i) { return std::string_view(k[i]); },
-        [this, results](const std::uint8_t *const *p, const std::size_t *l, std::size_t m, std::size_t off) {
-          rocksfilter_filter_may_match_batch(h_, p, l, m, results + off);
-        });
+    detail::batch_container(&rocksfilter_filter_may_match_batch, static_cast<const rocksfilter_filter *>(h_), keys,
+                            results);
   }
 
   /* Packed batch: key i is buf[offsets[i] .. offsets[i+1]]; `offsets` has
@@ -452,6 +466,15 @@ class Sst {
   }
   bool may_match(const void *key, std::size_t len) const noexcept {
     return rocksfilter_sst_may_match(h_, static_cast<const std::uint8_t *>(key), len);
+  }
+
+  /* results[i] answers keys[i] for i < n, as may_match(keys[i]) would
+   * (rocksfilter_sst_may_match_batch: grouped by partition, prefetched).
+   * Any contiguous container of elements convertible to std::string_view;
+   * results must hold std::size(keys). */
+  template <class Keys, class = detail::if_key_container<Keys>>
+  void may_match_batch(const Keys &keys, bool *results) const noexcept {
+    detail::batch_container(&rocksfilter_sst_may_match_batch, static_cast<const rocksfilter_sst *>(h_), keys, results);
   }
 
   /* Can the file hold a key with this prefix? Throws NOT_SUPPORTED without

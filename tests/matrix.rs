@@ -259,6 +259,14 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                 fail(&mut failures, format!("FALSE ABSENT: key {} written but answered absent", String::from_utf8_lossy(k)));
             }
             t.keys += keys.len();
+            // The batch query answers every key and probe as the single one.
+            let probe_keys: Vec<Vec<u8>> = lines(&wdir.join(s("probes"))).iter().map(|p| hex(&p[0])).collect();
+            let all: Vec<&[u8]> = keys.iter().chain(&probe_keys).map(Vec::as_slice).collect();
+            let mut batch = vec![false; all.len()];
+            sst.may_match_batch(&all, &mut batch);
+            if let Some(i) = (0..all.len()).find(|&i| batch[i] != sst.may_match(all[i])) {
+                fail(&mut failures, format!("BATCH DIFFERS: key {} batch {} single {}", String::from_utf8_lossy(all[i]), batch[i], !batch[i]));
+            }
             // RocksDB's own decisions. With a block-based filter and a hash
             // index (kHashSearch), a key whose prefix no key of the file has
             // is answered by the hash index before the filter is asked (a

@@ -399,6 +399,15 @@ static void test_sst(const std::string &dir) {
     int missing = 0, fps = 0;
     for (const auto &k : sorted) missing += !sst.may_match(k);
     for (const auto &k : make_keys("notinsst", 1000)) fps += sst.may_match(k);
+    {
+      std::vector<std::string> probe = make_keys("notinsst", 1000);
+      probe.insert(probe.end(), sorted.begin(), sorted.end());
+      std::unique_ptr<bool[]> got(new bool[probe.size()]);
+      sst.may_match_batch(probe, got.get());
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < probe.size(); i++) differ += got[i] != sst.may_match(probe[i]);
+      CHECK(differ == 0, "Sst::may_match_batch differs from may_match on %zu of %zu keys", differ, probe.size());
+    }
     CHECK(missing == 0, "%d SST keys do not match", missing);
     CHECK(fps < 50, "%d/1000 SST false positives", fps);
     CHECK(sst.filter_type() == rocksfilter::SstFilterType::full, "filter_type %u",

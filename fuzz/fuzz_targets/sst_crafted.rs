@@ -252,8 +252,10 @@ fuzz_target!(|data: &[u8]| {
             if let SstFilter::Full(f) = sst.filter() {
                 check_filter(f, &probe);
             }
-            for k in &probe {
-                let _ = sst.may_match(k);
+            let mut batch = vec![false; probe.len()];
+            sst.may_match_batch(&probe, &mut batch);
+            for (k, b) in probe.iter().zip(batch) {
+                assert_eq!(sst.may_match(k), b, "the batch query differs from the single one");
                 let _ = sst.prefix_may_match(k);
             }
             if benign {

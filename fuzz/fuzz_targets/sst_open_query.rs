@@ -37,6 +37,9 @@ fn exercise(s: &Sst<'_>, keys: &[&[u8]]) -> (Vec<bool>, Option<Vec<Option<bool>>
         _ => {}
     }
     let answers: Vec<bool> = keys.iter().map(|k| s.may_match(k)).collect();
+    let mut batch = vec![false; keys.len()];
+    s.may_match_batch(keys, &mut batch);
+    assert_eq!(batch, answers, "the batch query differs from the single one");
     let prefix = s.has_prefix_filter().then(|| {
         keys.iter()
             .map(|k| match s.prefix_may_match(k) {

@@ -540,42 +540,66 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_batch(
     n: usize,
     results: *mut bool,
 ) {
-    guard((), || {
-        // No caller holds n pointers and n lengths for a larger n; the
-        // slices below would exceed isize::MAX bytes (undefined behaviour).
-        if results.is_null() || n == 0 || n > isize::MAX as usize / std::mem::size_of::<usize>() {
-            return;
-        }
-        // SAFETY: header contract: results writable for n bools.
-        let results = unsafe { std::slice::from_raw_parts_mut(results, n) };
-        // SAFETY: header contract: f is NULL or live.
-        let Some(f) = (unsafe { filter_ref(f) }) else { return results.fill(true) };
-        if keys.is_null() || lens.is_null() {
-            return results.fill(true);
-        }
-        // SAFETY: header contract: keys and lens readable for n elements.
-        let (keys, lens) = unsafe { (std::slice::from_raw_parts(keys, n), std::slice::from_raw_parts(lens, n)) };
-        // A NULL key with a non-zero length has no bytes to test: it is
-        // queried as empty, noted, and answered "may match" afterwards
-        // rather than risking a false negative (no second pass otherwise).
-        let saw_null = std::cell::Cell::new(false);
-        // SAFETY: header contract: each keys[i] readable for lens[i] bytes.
-        let key = |i: usize| {
-            unsafe { bytes(keys[i], lens[i]) }.unwrap_or_else(|_| {
-                saw_null.set(true);
-                &[]
-            })
-        };
-        f.may_match_indexed(n, key, results);
-        if saw_null.get() {
-            for i in 0..n {
-                // SAFETY: as above; bytes() only inspects the pointer here.
-                if unsafe { bytes(keys[i], lens[i]) }.is_err() {
-                    results[i] = true;
-                }
+    // SAFETY: header contract: f is NULL or live; the arrays as documented.
+    guard((), || unsafe { batch_fail_open(filter_ref(f), keys, lens, n, results) })
+}
+
+/// What the batch entry points query: a filter, or an SST file's filter.
+pub(crate) trait BatchTarget {
+    /// `results[i]` answers `key(i)` for `i < n`.
+    fn query<'k>(&self, n: usize, key: impl Fn(usize) -> &'k [u8], results: &mut [bool]);
+}
+
+impl BatchTarget for Filter<'_> {
+    fn query<'k>(&self, n: usize, key: impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        self.may_match_indexed(n, key, results)
+    }
+}
+
+/// The body of the fail-open pointer-array batch calls
+/// (rocksfilter_filter_may_match_batch, rocksfilter_sst_may_match_batch).
+/// Safety: `keys` and `lens` NULL or readable for `n` elements, each
+/// `keys[i]` readable for `lens[i]` bytes; `results` NULL or writable for `n`.
+pub(crate) unsafe fn batch_fail_open<T: BatchTarget>(
+    t: Option<&T>,
+    keys: *const *const u8,
+    lens: *const usize,
+    n: usize,
+    results: *mut bool,
+) {
+    // No caller holds n pointers and n lengths for a larger n; the
+    // slices below would exceed isize::MAX bytes (undefined behaviour).
+    if results.is_null() || n == 0 || n > isize::MAX as usize / std::mem::size_of::<usize>() {
+        return;
+    }
+    // SAFETY: per the contract above: results writable for n bools.
+    let results = unsafe { std::slice::from_raw_parts_mut(results, n) };
+    let Some(t) = t else { return results.fill(true) };
+    if keys.is_null() || lens.is_null() {
+        return results.fill(true);
+    }
+    // SAFETY: per the contract above: keys and lens readable for n elements.
+    let (keys, lens) = unsafe { (std::slice::from_raw_parts(keys, n), std::slice::from_raw_parts(lens, n)) };
+    // A NULL key with a non-zero length has no bytes to test: it is
+    // queried as empty, noted, and answered "may match" afterwards
+    // rather than risking a false negative (no second pass otherwise).
+    let saw_null = std::cell::Cell::new(false);
+    // SAFETY: per the contract above: each keys[i] readable for lens[i] bytes.
+    let key = |i: usize| {
+        unsafe { bytes(keys[i], lens[i]) }.unwrap_or_else(|_| {
+            saw_null.set(true);
+            &[]
+        })
+    };
+    t.query(n, key, results);
+    if saw_null.get() {
+        for i in 0..n {
+            // SAFETY: as above; bytes() only inspects the pointer here.
+            if unsafe { bytes(keys[i], lens[i]) }.is_err() {
+                results[i] = true;
             }
         }
-    })
+    }
 }
 
 /// rocksfilter_filter_may_match_batch() that reports misuse instead of
@@ -639,44 +663,58 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match_packed(
     results: *mut bool,
     errptr: *mut *mut c_char,
 ) -> rocksfilter_status {
-    guard_status(errptr, || {
-        if n == 0 {
-            return Ok(());
+    // SAFETY: header contract: f is NULL or live; the buffers as documented.
+    guard_status(errptr, || unsafe { batch_packed(filter_ref(f), "filter", buf, buf_len, offsets, n, results) })
+}
+
+/// The body of the packed-buffer batch calls
+/// (rocksfilter_filter_may_match_packed, rocksfilter_sst_may_match_packed);
+/// `what` names the handle in the error for a NULL one.
+/// Safety: `buf` NULL or readable for `buf_len` bytes, `offsets` NULL or
+/// readable for `n + 1` elements, `results` NULL or writable for `n`.
+pub(crate) unsafe fn batch_packed<T: BatchTarget>(
+    t: Option<&T>,
+    what: &str,
+    buf: *const u8,
+    buf_len: usize,
+    offsets: *const usize,
+    n: usize,
+    results: *mut bool,
+) -> Result<(), Error> {
+    if n == 0 {
+        return Ok(());
+    }
+    if results.is_null() || offsets.is_null() {
+        return Err(null_arg("results or offsets"));
+    }
+    let t = t.ok_or_else(|| null_arg(what))?;
+    // Hardening (tests/ffi_misuse.rs): no real buffer holds n + 1
+    // offsets for a larger n; without this check `n + 1` overflows (a
+    // panic in debug builds, an empty slice in release) and the slices
+    // below would exceed isize::MAX bytes, which is undefined behaviour.
+    if n >= isize::MAX as usize / std::mem::size_of::<usize>() {
+        return Err(Error::invalid(format!("n = {n} keys: more offsets than any buffer can hold")));
+    }
+    // SAFETY: per the contract above.
+    let (buf, offsets, results) = unsafe {
+        (
+            bytes(buf, buf_len).map_err(|e| e.error("buf"))?,
+            std::slice::from_raw_parts(offsets, n + 1),
+            std::slice::from_raw_parts_mut(results, n),
+        )
+    };
+    for i in 0..n {
+        if offsets[i] > offsets[i + 1] || offsets[i + 1] > buf_len {
+            return Err(Error::invalid(format!(
+                "offsets[{i}..={}] = {}..{} is not a range within the {buf_len}-byte buffer",
+                i + 1,
+                offsets[i],
+                offsets[i + 1]
+            )));
         }
-        if results.is_null() || offsets.is_null() {
-            return Err(null_arg("results or offsets"));
-        }
-        // SAFETY: header contract: f is NULL or live.
-        let f = unsafe { filter_ref(f) }.ok_or_else(|| null_arg("filter"))?;
-        // Hardening (tests/ffi_misuse.rs): no real buffer holds n + 1
-        // offsets for a larger n; without this check `n + 1` overflows (a
-        // panic in debug builds, an empty slice in release) and the slices
-        // below would exceed isize::MAX bytes, which is undefined behaviour.
-        if n >= isize::MAX as usize / std::mem::size_of::<usize>() {
-            return Err(Error::invalid(format!("n = {n} keys: more offsets than any buffer can hold")));
-        }
-        // SAFETY: header contract: buf readable for buf_len bytes, offsets for
-        // n + 1 elements, results writable for n bools.
-        let (buf, offsets, results) = unsafe {
-            (
-                bytes(buf, buf_len).map_err(|e| e.error("buf"))?,
-                std::slice::from_raw_parts(offsets, n + 1),
-                std::slice::from_raw_parts_mut(results, n),
-            )
-        };
-        for i in 0..n {
-            if offsets[i] > offsets[i + 1] || offsets[i + 1] > buf_len {
-                return Err(Error::invalid(format!(
-                    "offsets[{i}..={}] = {}..{} is not a range within the {buf_len}-byte buffer",
-                    i + 1,
-                    offsets[i],
-                    offsets[i + 1]
-                )));
-            }
-        }
-        f.may_match_indexed(n, |i| &buf[offsets[i]..offsets[i + 1]], results);
-        Ok(())
-    })
+    }
+    t.query(n, |i| &buf[offsets[i]..offsets[i + 1]], results);
+    Ok(())
 }
 
 /// The kind of block loaded. ROCKSFILTER_KIND_ALWAYS_TRUE for NULL.

@@ -4,7 +4,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::ptr;
 
 use super::guard::{guard, guard_out, guard_status};
-use super::{bytes, null_arg, rocksfilter_filter, rocksfilter_status};
+use super::{batch_fail_open, batch_packed, bytes, null_arg, rocksfilter_filter, rocksfilter_status, BatchTarget};
 use crate::sst::{Sst, SstFilter, SstFilterType, SstOptions};
 use crate::{Error, ErrorKind};
 
@@ -203,6 +203,54 @@ pub unsafe extern "C" fn rocksfilter_sst_may_match(s: *const rocksfilter_sst, ke
             _ => true,
         }
     })
+}
+
+/// Batch form of rocksfilter_sst_may_match(): results[i] answers keys[i]
+/// (lens[i] bytes), for i < n, exactly as rocksfilter_sst_may_match() would.
+/// Faster per key on full and partitioned filters: keys are grouped by
+/// filter partition, then each group is hashed and its cache lines
+/// prefetched before any is probed. The caller owns every array; nothing is
+/// kept after the call. Fails open as rocksfilter_filter_may_match_batch():
+/// true for every key when the handle, keys or lens is NULL, and for a NULL
+/// keys[i] with non-zero lens[i]; no-op when results is NULL. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_may_match_batch(
+    s: *const rocksfilter_sst,
+    keys: *const *const u8,
+    lens: *const usize,
+    n: usize,
+    results: *mut bool,
+) {
+    // SAFETY: header contract: s NULL or live; the arrays as documented.
+    guard((), || unsafe { batch_fail_open(sst_ref(s).map(|s| &s.inner), keys, lens, n, results) })
+}
+
+/// Batch form of rocksfilter_sst_may_match() over one packed buffer (for
+/// callers such as Go's cgo that cannot pass arrays of pointers): key i is
+/// buf[offsets[i] .. offsets[i+1]], so `offsets` has n + 1 entries.
+/// ROCKSFILTER_INVALID_ARGUMENT (results untouched, message in *errptr) for
+/// offsets that decrease or exceed `buf_len`, and for a NULL handle,
+/// offsets or results when n > 0. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_may_match_packed(
+    s: *const rocksfilter_sst,
+    buf: *const u8,
+    buf_len: usize,
+    offsets: *const usize,
+    n: usize,
+    results: *mut bool,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    // SAFETY: header contract: s NULL or live; the buffers as documented.
+    guard_status(errptr, || unsafe {
+        batch_packed(sst_ref(s).map(|s| &s.inner), "sst", buf, buf_len, offsets, n, results)
+    })
+}
+
+impl BatchTarget for Sst<'_> {
+    fn query<'k>(&self, n: usize, key: impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        self.may_match_indexed(n, key, results)
+    }
 }
 
 /// Can the file hold a key with this prefix (exactly as the file's prefix

@@ -71,6 +71,12 @@ const BUILTIN_POLICY_ALIASES: &[&str] = &[
 /// the read's sequence number and the full key, this library does not.
 pub const MAX_PARTITIONS_PER_QUERY: usize = 64;
 
+/// Keys a partitioned filter's batch query groups at a time (the grouping
+/// arrays live on the stack: 4 KiB of partition numbers and 1 KiB of
+/// positions). Larger batches gain nothing: a 1,024-key group already
+/// keeps every prefetch in flight.
+const BATCH_CHUNK: usize = 1024;
+
 /// Separators of a partitioned filter that share bytes with the previous
 /// one are decompressed into one buffer, of at most this many bytes plus
 /// eight times the index block's size; past that the filter is not used
@@ -168,15 +174,84 @@ impl<'a> Partitions<'a> {
 
     /// May any partition a query for `key` can land on match `probe`?
     fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
-        let range = match self.seps.order {
-            Order::Bytewise => self.candidates(|s| s < key, |s| s == key),
-            Order::ReverseBytewise => self.candidates(|s| s > key, |s| s == key),
-            Order::Unknown => None,
-        };
-        match range {
+        match self.key_candidates(key) {
             Some(r) if r.is_empty() => true,
             Some(r) => r.into_iter().any(|i| self.filter(i).may_match(probe)),
             None => self.unique.iter().any(|f| f.may_match(probe)),
+        }
+    }
+
+    /// The partitions a query for `key` can land on (see `candidates`).
+    fn key_candidates(&self, key: &[u8]) -> Option<Range<usize>> {
+        match self.seps.order {
+            Order::Bytewise => self.candidates(|s| s < key, |s| s == key),
+            Order::ReverseBytewise => self.candidates(|s| s > key, |s| s == key),
+            Order::Unknown => None,
+        }
+    }
+
+    /// [`Partitions::may_match`] for many keys: each key's partition is
+    /// found first, then the keys are grouped by partition (a counting sort
+    /// of at most [`BATCH_CHUNK`] keys at a time, on the stack) and each
+    /// group is answered by its partition filter's batch query, which
+    /// hashes the whole group and prefetches its cache lines before probing.
+    /// Keys that can land on more than one partition take the single path.
+    fn may_match_batch<'k>(
+        &self,
+        n: usize,
+        key: &impl Fn(usize) -> &'k [u8],
+        probe: &impl Fn(usize) -> &'k [u8],
+        results: &mut [bool],
+    ) {
+        let mut part = [0u32; BATCH_CHUNK];
+        let mut order = [0u16; BATCH_CHUNK];
+        let mut answers = [false; BATCH_CHUNK];
+        for c0 in (0..n).step_by(BATCH_CHUNK) {
+            let m = (n - c0).min(BATCH_CHUNK);
+            // Pass 1: each key's partition, or its answer when it has more
+            // (or no) candidates. u32::MAX marks "answered".
+            let mut grouped = 0;
+            for j in 0..m {
+                let i = c0 + j;
+                part[j] = u32::MAX;
+                match self.key_candidates(key(i)) {
+                    Some(r) if r.len() == 1 => {
+                        part[j] = r.start as u32;
+                        grouped += 1;
+                    }
+                    Some(r) if r.is_empty() => results[i] = true,
+                    Some(r) => results[i] = r.into_iter().any(|p| self.filter(p).may_match(probe(i))),
+                    None => results[i] = self.unique.iter().any(|f| f.may_match(probe(i))),
+                }
+            }
+            if grouped == 0 {
+                continue;
+            }
+            // Pass 2: order the grouped keys by partition (stable, so each
+            // group keeps the caller's order), then query group by group.
+            let mut k = 0;
+            for j in 0..m {
+                if part[j] != u32::MAX {
+                    order[k] = j as u16;
+                    k += 1;
+                }
+            }
+            let order = &mut order[..k];
+            order.sort_by_key(|&j| part[j as usize]);
+            let mut g0 = 0;
+            while g0 < k {
+                let p = part[order[g0] as usize];
+                let mut g1 = g0 + 1;
+                while g1 < k && part[order[g1] as usize] == p {
+                    g1 += 1;
+                }
+                let group = &order[g0..g1];
+                self.filter(p as usize).may_match_indexed(group.len(), |g| probe(c0 + group[g] as usize), &mut answers);
+                for (g, &j) in group.iter().enumerate() {
+                    results[c0 + j as usize] = answers[g];
+                }
+                g0 = g1;
+            }
         }
     }
 
@@ -596,6 +671,84 @@ impl<'a> Sst<'a> {
             SstFilter::Full(f) => f.may_match(probe),
             SstFilter::Partitioned(p) => p.may_match(key, probe),
             SstFilter::BlockBased(_) => unreachable!("answered above"),
+        }
+    }
+
+    /// [`Sst::may_match`] for many keys at once: `results[i]` answers
+    /// `keys[i]`, exactly as `may_match(keys[i])` would. Faster on full and
+    /// partitioned filters: keys are hashed and their cache lines
+    /// prefetched before any is probed, and with a partitioned filter the
+    /// keys are grouped by partition first.
+    ///
+    /// # Panics
+    /// If `results` is shorter than `keys`.
+    ///
+    /// ```no_run
+    /// use rocksfilter::sst::Sst;
+    /// let sst = Sst::open("000042.sst")?;
+    /// let keys = [&b"key00000001"[..], b"absent"];
+    /// let mut results = [false; 2];
+    /// sst.may_match_batch(&keys, &mut results);
+    /// assert_eq!(results, [sst.may_match(keys[0]), sst.may_match(keys[1])]);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
+    pub fn may_match_batch<K: AsRef<[u8]>>(&self, keys: &[K], results: &mut [bool]) {
+        assert!(results.len() >= keys.len(), "results shorter than keys");
+        self.may_match_indexed(keys.len(), |i| keys[i].as_ref(), results);
+    }
+
+    /// [`Sst::may_match_batch`] over keys given by index (no intermediate
+    /// allocation; the C ABI's form).
+    ///
+    /// # Panics
+    /// If `results` is shorter than `n`.
+    ///
+    /// ```no_run
+    /// use rocksfilter::sst::Sst;
+    /// let sst = Sst::open("000042.sst")?;
+    /// // Keys packed in one buffer, 11 bytes each.
+    /// let buf = b"key00000001key00000002";
+    /// let mut results = [false; 2];
+    /// sst.may_match_indexed(2, |i| &buf[11 * i..11 * i + 11], &mut results);
+    /// assert_eq!(results[1], sst.may_match(b"key00000002"));
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
+    pub fn may_match_indexed<'k>(&self, n: usize, key: impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+        let results = &mut results[..n];
+        if let SstFilter::BlockBased(b) = &self.filter {
+            for (i, r) in results.iter_mut().enumerate() {
+                *r = !self.whole_key_filtering || b.may_match(key(i));
+            }
+            return;
+        }
+        if !self.whole_key_filtering {
+            // Prefix probes; keys the extractor gives no prefix for (and
+            // every key when prefixes are not usable) may match.
+            let prefix = |i: usize| match (self.prefix_filtering, self.prefix_extractor) {
+                (true, Some(p)) => p.prefix(key(i)),
+                _ => None,
+            };
+            self.probe_batch(n, &key, &|i| prefix(i).unwrap_or(&[]), results);
+            for (i, r) in results.iter_mut().enumerate() {
+                *r |= prefix(i).is_none();
+            }
+            return;
+        }
+        self.probe_batch(n, &key, &key, results);
+    }
+
+    /// Answers `probe(i)` for keys `key(i)` from a full or partitioned filter.
+    fn probe_batch<'k>(
+        &self,
+        n: usize,
+        key: &impl Fn(usize) -> &'k [u8],
+        probe: &impl Fn(usize) -> &'k [u8],
+        results: &mut [bool],
+    ) {
+        match &self.filter {
+            SstFilter::None | SstFilter::Unsupported(_) | SstFilter::BlockBased(_) => results.fill(true),
+            SstFilter::Full(f) => f.may_match_indexed(n, probe, results),
+            SstFilter::Partitioned(p) => p.may_match_batch(n, key, probe, results),
         }
     }
 
