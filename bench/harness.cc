@@ -22,6 +22,10 @@
 //   harness --keys N [--key-len L] [--rounds R] [--filters bloom,ribbon]
 //           [--ops build,query_hit,...] [--query-keys Q]
 //     -> one JSON object per (filter, op) on stdout.
+//   harness --large --keys N [--rounds R] [--query-keys Q]
+//     -> the TLB effect on a large Bloom filter: batched queries on the
+//     library's own output buffer (huge pages unless
+//     ROCKSFILTER_NO_HUGEPAGES=1) and on a plain copy; see bench/large.
 //   harness --mem SIDE FILTER --keys N [--key-len L]
 //     SIDE = ours|rocksdb|ours_exact: builds once and prints the peak RSS
 //     growth of the build (ru_maxrss after minus RSS before), per key.
@@ -341,7 +345,7 @@ double NowNs() {
 volatile uint64_t g_sink;
 
 struct Sample {
-  std::vector<double> ours, rocks;
+  std::vector<double> ours, rocks, floor;
 };
 
 double Median(std::vector<double> v) {
@@ -446,6 +450,13 @@ uint64_t RunQueries(const std::string& o, bool ours, rocksfilter_filter* f,
       }
       for (size_t j = 0; j < m; ++j) c += results[j];
     }
+  } else if (o == "hash") {
+    // The per-key hash alone (both sides compute the same XXPH3 value).
+    if (ours) {
+      for (size_t i = c0; i < c1; ++i) c += rocksfilter_hash64(hit_ptrs[i], len);
+    } else {
+      for (size_t i = c0; i < c1; ++i) c += GetSliceHash64(*hit_slice_ptrs[i]);
+    }
   } else {  // query_hashed
     if (ours) {
       for (size_t i = c0; i < c1; ++i) c += rocksfilter_filter_may_match_hash(f, hit_hashes[i]);
@@ -456,14 +467,49 @@ uint64_t RunQueries(const std::string& o, bool ours, rocksfilter_filter* f,
   return c;
 }
 
+// ---------------------------------------------------------------- floor
+//
+// What the machine allows for a query, measured on the same keys and the
+// same bytes as the two sides: hash each key with RocksDB's GetSliceHash64
+// (compiled with the most favourable flags for this CPU, see
+// bench/build.sh), map the hash to one of the block's 64-byte lines
+// (multiply-shift, as FastLocalBloom does), prefetch it, then load it; in
+// batches of kMaxBatch so the loads overlap as in a batched query. One
+// cache line per key is the least any of these formats can touch (a
+// FastLocalBloom query reads exactly one; a Ribbon query one or two), and
+// one hash per key the least any can compute. For query_hashed the hash is
+// given, so its floor is the loads alone.
+uint64_t FloorQueries(bool hashed, const uint8_t* block, size_t block_len, size_t c0, size_t c1,
+                      size_t len, const std::vector<char>& keys,
+                      const std::vector<uint64_t>& hashes) {
+  const uint64_t lines = block_len / 64 ? block_len / 64 : 1;
+  uint64_t acc = 0;
+  const uint8_t* lineptr[kMaxBatch];
+  for (size_t i = c0; i < c1; i += kMaxBatch) {
+    size_t m = std::min(kMaxBatch, c1 - i);
+    for (size_t j = 0; j < m; ++j) {
+      uint64_t h = hashed ? hashes[i + j] : GetSliceHash64(Slice(keys.data() + (i + j) * len, len));
+      uint64_t line = static_cast<uint64_t>((static_cast<unsigned __int128>(h) * lines) >> 64);
+      lineptr[j] = block + line * 64;
+      __builtin_prefetch(lineptr[j]);
+    }
+    for (size_t j = 0; j < m; ++j) {
+      uint64_t w;
+      memcpy(&w, lineptr[j], 8);
+      acc += w;
+    }
+  }
+  return acc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   size_t n = 1000000, len = 20, rounds = 5, qn = 0;
   std::string filters = "bloom,ribbon",
-              ops = "build,query_hit,query_miss,query_batch,query_hashed";
+              ops = "build,query_hit,query_miss,query_batch,query_hashed,hash";
   std::string mem_side, mem_filter;
-  bool fp_sweep = false;
+  bool fp_sweep = false, large = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -478,6 +524,7 @@ int main(int argc, char** argv) {
     else if (a == "--ops") ops = next();
     else if (a == "--mem") { mem_side = next(); mem_filter = next(); }
     else if (a == "--fp-sweep") fp_sweep = true;
+    else if (a == "--large") large = true;
     else { fprintf(stderr, "unknown argument %s\n", a.c_str()); return 2; }
   }
   if (n == 0 || len == 0 || rounds == 0) { fprintf(stderr, "keys, key-len, rounds must be > 0\n"); return 2; }
@@ -514,6 +561,88 @@ int main(int argc, char** argv) {
         rocksfilter_bytes_free(out, out_len);
       }
     }
+    return 0;
+  }
+
+  if (large) {
+    // Large filters (--large): the TLB effect. One Bloom build by the
+    // library (its output buffer: library-owned, advised for huge pages
+    // unless ROCKSFILTER_NO_HUGEPAGES=1), then the same bytes queried in
+    // place and from a plain copy (std::vector: 4 KiB pages under THP
+    // "madvise"), batched, with the floor on each, taking turns.
+    double t0 = NowNs();
+    rocksfilter_builder* b = nullptr;
+    char* err = nullptr;
+    if (rocksfilter_builder_new(ROCKSFILTER_POLICY_BLOOM, 10.0, &b, &err) != ROCKSFILTER_OK) return 1;
+    for (size_t i = 0; i < n; ++i)
+      rocksfilter_builder_add_key(b, reinterpret_cast<const uint8_t*>(&hit[i * len]), len);
+    uint8_t* out = nullptr;
+    size_t out_len = 0;
+    if (rocksfilter_builder_finish(b, &out, &out_len, &err) != ROCKSFILTER_OK) return 1;
+    double build_ns = (NowNs() - t0) / n;
+    rocksfilter_builder_free(b);
+    long huge_kb = 0;
+    if (FILE* sm = fopen("/proc/self/smaps_rollup", "r")) {
+      char line[256];
+      while (fgets(line, sizeof line, sm))
+        if (sscanf(line, "AnonHugePages: %ld kB", &huge_kb) == 1) break;
+      fclose(sm);
+    }
+    std::vector<uint8_t> plain(out, out + out_len);
+    if (qn == 0) qn = std::min<size_t>(n, 1000000);
+    qn = std::min(qn, n);
+    std::vector<char> q(qn * len);
+    uint64_t s = 99;
+    for (size_t i = 0; i < qn; ++i) memcpy(&q[i * len], &hit[(SplitMix(&s) % n) * len], len);
+    std::vector<const uint8_t*> ptrs(qn);
+    std::vector<size_t> lens(qn, len);
+    std::vector<Slice> slices(qn);
+    std::vector<Slice*> slice_ptrs(qn);
+    std::vector<uint64_t> hashes(qn);
+    for (size_t i = 0; i < qn; ++i) {
+      ptrs[i] = reinterpret_cast<const uint8_t*>(&q[i * len]);
+      slices[i] = Slice(&q[i * len], len);
+      slice_ptrs[i] = &slices[i];
+      hashes[i] = rocksfilter_hash64(ptrs[i], len);
+    }
+    struct Copy { const char* name; const uint8_t* data; rocksfilter_filter* f; std::unique_ptr<FilterBitsReader> r; Sample s; };
+    Copy copies[2] = {{"library", out, nullptr, nullptr, {}}, {"plain", plain.data(), nullptr, nullptr, {}}};
+    for (Copy& c : copies) {
+      if (rocksfilter_filter_load_borrowed(c.data, out_len, &c.f, &err) != ROCKSFILTER_OK) return 1;
+      c.r.reset(new RocksBloomReader(reinterpret_cast<const char*>(c.data), out_len));
+    }
+    std::unique_ptr<bool[]> res(new bool[kMaxBatch]);
+    const size_t kChunk = 16384;
+    for (size_t r = 0; r < rounds; ++r) {
+      for (size_t c0 = 0; c0 < qn; c0 += kChunk) {
+        size_t c1 = std::min(qn, c0 + kChunk);
+        for (int k = 0; k < 2; ++k) {
+          Copy& c = copies[(k + r + c0 / kChunk) % 2];
+          double t1 = NowNs();
+          uint64_t hits = RunQueries("query_batch", true, c.f, nullptr, c0, c1, len, q, q, ptrs, lens,
+                                     slice_ptrs, hashes, res.get());
+          double t2 = NowNs();
+          hits += RunQueries("query_batch", false, c.f, c.r.get(), c0, c1, len, q, q, ptrs, lens,
+                             slice_ptrs, hashes, res.get());
+          double t3 = NowNs();
+          g_sink += FloorQueries(false, c.data, out_len, c0, c1, len, q, hashes);
+          double t4 = NowNs();
+          if (hits != 2 * (c1 - c0)) { fprintf(stderr, "a present key answered absent\n"); return 1; }
+          c.s.ours.push_back((t2 - t1) / (c1 - c0));
+          c.s.rocks.push_back((t3 - t2) / (c1 - c0));
+          c.s.floor.push_back((t4 - t3) / (c1 - c0));
+        }
+      }
+    }
+    for (Copy& c : copies) {
+      printf("{\"filter\":\"bloom\",\"op\":\"query_batch\",\"memory\":\"%s\",\"keys\":%zu,"
+             "\"key_len\":%zu,\"filter_bytes\":%zu,\"ours_ns\":%.2f,\"rocksdb_ns\":%.2f,"
+             "\"floor_ns\":%.2f,\"build_ns\":%.2f,\"anon_huge_kb\":%ld}\n",
+             c.name, n, len, out_len, Median(c.s.ours), Median(c.s.rocks), Median(c.s.floor),
+             build_ns, huge_kb);
+      rocksfilter_filter_free(c.f);
+    }
+    rocksfilter_bytes_free(out, out_len);
     return 0;
   }
 
@@ -603,7 +732,7 @@ int main(int argc, char** argv) {
     FilterBitsReader* volatile opaque = owned.get();  // virtual calls, as in RocksDB
     FilterBitsReader* rreader = opaque;
 
-    for (const char* op : {"build", "query_hit", "query_miss", "query_batch", "query_hashed"}) {
+    for (const char* op : {"build", "query_hit", "query_miss", "query_batch", "query_hashed", "hash"}) {
       if (!Has(ops, op)) continue;
       std::string o = op;
       Sample s;
@@ -648,6 +777,13 @@ int main(int argc, char** argv) {
                 // off the chunks another process preempted.
                 (ours_now ? s.ours : s.rocks).push_back(dt / (c1 - c0));
               }
+              // The floor, on the same chunk right after both sides.
+              if (o == "hash") continue;
+              const std::vector<char>& fkeys = o == "query_miss" ? miss : qhit;
+              double t2 = NowNs();
+              g_sink += FloorQueries(o == "query_hashed", rocks_block.data(), rocks_block.size(), c0, c1,
+                                     len, fkeys, hit_hashes);
+              s.floor.push_back((NowNs() - t2) / (c1 - c0));
             }
             // Both sides were measured in this pass; skip the second turn.
             ours_count = c;
@@ -666,9 +802,16 @@ int main(int argc, char** argv) {
         return 1;
       }
       double mo = Median(s.ours), mr = Median(s.rocks);
+      std::string floor_fields;
+      if (!s.floor.empty()) {
+        double mf = Median(s.floor);
+        char buf[96];
+        snprintf(buf, sizeof buf, ",\"floor_ns\":%.2f,\"ours_floor\":%.3f", mf, mo / mf);
+        floor_fields = buf;
+      }
       printf("{\"filter\":\"%s\",\"op\":\"%s\",\"keys\":%zu,\"key_len\":%zu,"
-             "\"ours_ns\":%.2f,\"rocksdb_ns\":%.2f,\"ratio\":%.3f}\n",
-             fname, op, n, len, mo, mr, mo / mr);
+             "\"ours_ns\":%.2f,\"rocksdb_ns\":%.2f,\"ratio\":%.3f%s}\n",
+             fname, op, n, len, mo, mr, mo / mr, floor_fields.c_str());
       fflush(stdout);
     }
     rocksfilter_filter_free(f);
