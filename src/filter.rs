@@ -401,7 +401,7 @@ impl<'a> Filter<'a> {
     /// ```
     pub fn into_owned(self) -> Filter<'static> {
         let data = match self.data {
-            Bytes::Borrowed(b) => Bytes::Owned(b.to_vec()),
+            Bytes::Borrowed(b) => Bytes::Owned(crate::mem::copy_huge(b)),
             Bytes::Owned(b) => Bytes::Owned(b),
             Bytes::Shared(b, r) => Bytes::Shared(b, r),
         };
@@ -535,6 +535,41 @@ impl<'a> Filter<'a> {
     pub fn may_match_hash(&self, hash: u64) -> bool {
         // SAFETY: as in `may_match`.
         unsafe { (self.query.hash)(self, hash) }
+    }
+
+    /// First half of a query split in two, for batches over many filters
+    /// (a partitioned SST filter): the key's hash, with the bytes its
+    /// probe will read prefetched. Finish with [`Filter::probe_prepared`].
+    #[inline]
+    pub(crate) fn prepare_probe(&self, key: &[u8]) -> u64 {
+        let data = self.as_bytes();
+        match &self.reader {
+            Reader::FastLocal(g, _) => {
+                let h = hash64(key);
+                g.prepare(data, h);
+                h
+            }
+            Reader::Ribbon(g, _) => {
+                let h = hash64(key);
+                let range = g.prepare(h).byte_range();
+                // As in the Ribbon batch query: the window's first and last
+                // lines.
+                crate::arch::prefetch(data, range.start);
+                crate::arch::prefetch(data, range.end.saturating_sub(1));
+                h
+            }
+            Reader::AlwaysFalse | Reader::AlwaysTrue | Reader::Legacy(..) => 0,
+        }
+    }
+
+    /// Second half: the answer for `key`, whose [`Filter::prepare_probe`]
+    /// gave `hash`.
+    #[inline]
+    pub(crate) fn probe_prepared(&self, key: &[u8], hash: u64) -> bool {
+        match &self.reader {
+            Reader::Legacy(..) => self.may_match(key),
+            _ => self.may_match_hash(hash),
+        }
     }
 
     #[inline(always)]
