@@ -71,11 +71,6 @@ const BUILTIN_POLICY_ALIASES: &[&str] = &[
 /// the read's sequence number and the full key, this library does not.
 pub const MAX_PARTITIONS_PER_QUERY: usize = 64;
 
-/// Keys a partitioned filter's batch query groups at a time (the grouping
-/// arrays live on the stack: 4 KiB of partition numbers and 1 KiB of
-/// positions). Larger batches gain nothing: a 1,024-key group already
-/// keeps every prefetch in flight.
-const BATCH_CHUNK: usize = 1024;
 
 /// Separators of a partitioned filter that share bytes with the previous
 /// one are decompressed into one buffer, of at most this many bytes plus
@@ -181,21 +176,30 @@ impl<'a> Partitions<'a> {
         }
     }
 
-    /// The partitions a query for `key` can land on (see `candidates`).
+    /// The partitions a query for `key` can land on (`candidates` for a
+    /// key: [`Separators::key_range`], which compares mostly integers).
     fn key_candidates(&self, key: &[u8]) -> Option<Range<usize>> {
-        match self.seps.order {
-            Order::Bytewise => self.candidates(|s| s < key, |s| s == key),
-            Order::ReverseBytewise => self.candidates(|s| s > key, |s| s == key),
-            Order::Unknown => None,
+        let fast = self.seps.key_range(key);
+        // The textbook search on whole keys must agree (debug builds: the
+        // fuzz targets and the debug test runs check every lookup).
+        #[cfg(debug_assertions)]
+        if !self.is_empty() {
+            let slow = match self.seps.order {
+                Order::Bytewise => self.candidates(|s| s < key, |s| s == key),
+                Order::ReverseBytewise => self.candidates(|s| s > key, |s| s == key),
+                Order::Unknown => None,
+            };
+            debug_assert_eq!(fast, slow, "partition lookup for {key:?}");
         }
+        fast
     }
 
-    /// [`Partitions::may_match`] for many keys: each key's partition is
-    /// found first, then the keys are grouped by partition (a counting sort
-    /// of at most [`BATCH_CHUNK`] keys at a time, on the stack) and each
-    /// group is answered by its partition filter's batch query, which
-    /// hashes the whole group and prefetches its cache lines before probing.
-    /// Keys that can land on more than one partition take the single path.
+    /// [`Partitions::may_match`] for many keys, in RocksDB's MultiGet
+    /// style across partitions: for [`BATCH`] keys at a time, each key's
+    /// partition is found and its probe hashed and prefetched, then every
+    /// key is probed, so the memory latency of one key's probe overlaps the
+    /// others' work. Keys that can land on more than one partition (or on
+    /// none) are answered on the spot as by [`Partitions::may_match`].
     fn may_match_batch<'k>(
         &self,
         n: usize,
@@ -203,54 +207,31 @@ impl<'a> Partitions<'a> {
         probe: &impl Fn(usize) -> &'k [u8],
         results: &mut [bool],
     ) {
-        let mut part = [0u32; BATCH_CHUNK];
-        let mut order = [0u16; BATCH_CHUNK];
-        let mut answers = [false; BATCH_CHUNK];
-        for c0 in (0..n).step_by(BATCH_CHUNK) {
-            let m = (n - c0).min(BATCH_CHUNK);
-            // Pass 1: each key's partition, or its answer when it has more
-            // (or no) candidates. u32::MAX marks "answered".
-            let mut grouped = 0;
+        const BATCH: usize = 32;
+        // Partition of each key of the batch (NONE: answered in pass 1)
+        // and its prepared hash.
+        const NONE: u32 = u32::MAX;
+        let mut part = [NONE; BATCH];
+        let mut hash = [0u64; BATCH];
+        for c0 in (0..n).step_by(BATCH) {
+            let m = (n - c0).min(BATCH);
             for j in 0..m {
                 let i = c0 + j;
-                part[j] = u32::MAX;
+                part[j] = NONE;
                 match self.key_candidates(key(i)) {
                     Some(r) if r.len() == 1 => {
                         part[j] = r.start as u32;
-                        grouped += 1;
+                        hash[j] = self.filter(r.start).prepare_probe(probe(i));
                     }
                     Some(r) if r.is_empty() => results[i] = true,
                     Some(r) => results[i] = r.into_iter().any(|p| self.filter(p).may_match(probe(i))),
                     None => results[i] = self.unique.iter().any(|f| f.may_match(probe(i))),
                 }
             }
-            if grouped == 0 {
-                continue;
-            }
-            // Pass 2: order the grouped keys by partition (stable, so each
-            // group keeps the caller's order), then query group by group.
-            let mut k = 0;
             for j in 0..m {
-                if part[j] != u32::MAX {
-                    order[k] = j as u16;
-                    k += 1;
+                if part[j] != NONE {
+                    results[c0 + j] = self.filter(part[j] as usize).probe_prepared(probe(c0 + j), hash[j]);
                 }
-            }
-            let order = &mut order[..k];
-            order.sort_by_key(|&j| part[j as usize]);
-            let mut g0 = 0;
-            while g0 < k {
-                let p = part[order[g0] as usize];
-                let mut g1 = g0 + 1;
-                while g1 < k && part[order[g1] as usize] == p {
-                    g1 += 1;
-                }
-                let group = &order[g0..g1];
-                self.filter(p as usize).may_match_indexed(group.len(), |g| probe(c0 + group[g] as usize), &mut answers);
-                for (g, &j) in group.iter().enumerate() {
-                    results[c0 + j as usize] = answers[g];
-                }
-                g0 = g1;
             }
         }
     }

@@ -4,6 +4,7 @@
 //! its block (and below the next block's first key), in the file's order.
 
 use std::cmp::Ordering;
+use std::sync::OnceLock;
 
 use super::block::EntryInfo;
 use super::{Backing, Comparator, Order, MAX_PARTITIONS_PER_QUERY};
@@ -30,6 +31,48 @@ pub(super) struct Separators<'a> {
     pub(super) order: Order,
     /// Bytes of user-defined timestamp ending each user key.
     ts: usize,
+    /// The fast comparison form of the user keys, built on first use.
+    heads: OnceLock<Heads>,
+}
+
+/// Separators' user keys for comparisons that mostly touch one u64: the
+/// prefix every separator's user key shares, and of each the 8 bytes after
+/// it, big-endian, zero-padded. Padded heads order as the keys do whenever
+/// they differ (at the first differing byte the larger side has a real
+/// byte, so the smaller side's byte is smaller or its key ended there), so
+/// only equal heads need the keys themselves. A binary search over a few
+/// hundred partitions then costs about one cache line of heads and a few
+/// integer compares instead of a memcmp per step.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Heads {
+    common: Vec<u8>,
+    heads: Vec<u64>,
+}
+
+/// The first index whose element `at_or_after` is true of (false
+/// before it, true from it on), by branch-free halving: one conditional
+/// move per step, where the textbook loop's branch mispredicts every other
+/// step on random lookups.
+#[inline(always)]
+fn first_true(v: &[u64], at_or_after: impl Fn(u64) -> bool) -> usize {
+    let (mut base, mut size) = (0, v.len());
+    while size > 1 {
+        let half = size / 2;
+        base = if at_or_after(v[base + half - 1]) { base } else { base + half };
+        size -= half;
+    }
+    base + usize::from(size == 1 && !at_or_after(v[base]))
+}
+
+/// The 8 bytes of `tail` from its start, big-endian, zero-padded.
+#[inline(always)]
+fn head_of(tail: &[u8]) -> u64 {
+    match tail.first_chunk::<8>() {
+        // One load (a copy through a stack buffer would stall on store
+        // forwarding).
+        Some(b) => u64::from_be_bytes(*b),
+        None => tail.iter().enumerate().fold(0, |h, (i, &b)| h | u64::from(b) << (56 - 8 * i)),
+    }
 }
 
 /// Order of (previous, current) keys as the file's comparator orders them:
@@ -56,7 +99,16 @@ fn compare(prev: &[u8], cur: &[u8], internal: bool, reverse: bool, ts: usize) ->
 
 impl<'a> Separators<'a> {
     pub(super) fn new(backing: Backing<'a>, internal: bool, cmp: Comparator, budget: usize) -> Self {
-        Separators { backing, keys: Vec::new(), arena: Vec::new(), budget, internal, order: cmp.order, ts: cmp.ts }
+        Separators {
+            backing,
+            keys: Vec::new(),
+            arena: Vec::new(),
+            budget,
+            internal,
+            order: cmp.order,
+            ts: cmp.ts,
+            heads: OnceLock::new(),
+        }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -152,19 +204,102 @@ impl<'a> Separators<'a> {
         Ok(())
     }
 
+    fn heads(&self) -> &Heads {
+        self.heads.get_or_init(|| {
+            let n = self.len();
+            if n == 0 {
+                return Heads::default();
+            }
+            // Keys are in order (checked by `push`; bytewise, either
+            // direction, for user keys without timestamp), so what the
+            // first and last share, all share.
+            let (a, b) = (self.user_key(0), self.user_key(n - 1));
+            let l = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+            Heads { common: a[..l].to_vec(), heads: (0..n).map(|i| head_of(&self.user_key(i)[l..])).collect() }
+        })
+    }
+
+    /// The separators a lookup for `key` can land on, as
+    /// `Partitions::candidates` defines them for `is_before` = "user key
+    /// before `key` in the file's order" and `within` = "user key equals
+    /// `key`": from the first separator not before the key through the
+    /// last of the run equal to it (the last separator when none is not
+    /// before it); an empty range when the run is longer than
+    /// [`MAX_PARTITIONS_PER_QUERY`]. Bytewise orders only (either
+    /// direction); None for an unknown comparator.
+    pub(super) fn key_range(&self, key: &[u8]) -> Option<std::ops::Range<usize>> {
+        let reverse = match self.order {
+            Order::Bytewise => false,
+            Order::ReverseBytewise => true,
+            Order::Unknown => return None,
+        };
+        let n = self.len();
+        if n == 0 {
+            // No partition to route to: "may match", never a false absent.
+            return Some(0..0);
+        }
+        let h = self.heads();
+        let l = h.common.len();
+        // Where the key stands against the common prefix: before every
+        // separator, after every one, or among them with this head.
+        let m = l.min(key.len());
+        let placed = match key[..m].cmp(&h.common[..m]) {
+            Ordering::Equal if key.len() < l => Ordering::Less,
+            Ordering::Equal => Ordering::Equal,
+            o => o,
+        };
+        // "Before the key" in the file's order is "less" bytewise, or
+        // "greater" in reverse.
+        let before = if reverse { Ordering::Greater } else { Ordering::Less };
+        let (first, head) = match placed {
+            Ordering::Equal => {
+                let head = head_of(&key[l..]);
+                // Heads are in the file's order too: the run of heads equal
+                // to the key's is found on the integers alone, and only
+                // within it are the keys themselves compared.
+                let lo = first_true(&h.heads, |x| x.cmp(&head) != before);
+                let first = lo
+                    + (lo..n)
+                        .take_while(|&i| h.heads[i] == head && self.user_key(i)[l..].cmp(&key[l..]) == before)
+                        .count();
+                (first, Some(head))
+            }
+            // Every separator is before the key, or none is.
+            o if o == before.reverse() => (n, None),
+            _ => (0, None),
+        };
+        if first == n {
+            return Some(n - 1..n);
+        }
+        // The run of separators equal to the key (only a key sharing the
+        // common prefix can equal one).
+        let Some(head) = head else { return Some(first..first + 1) };
+        let mut end = first;
+        while end < n - 1 && h.heads[end] == head && self.user_key(end) == key {
+            end += 1;
+            if end - first >= MAX_PARTITIONS_PER_QUERY {
+                return Some(0..0);
+            }
+        }
+        Some(first..end + 1)
+    }
+
     /// The first separator that `is_before` (the lookup key) says false of:
     /// a binary search, as the separators are in order.
     pub(super) fn first_not_before(&self, is_before: impl Fn(usize) -> bool) -> usize {
-        let (mut lo, mut hi) = (0, self.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if is_before(mid) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+        // Branch-free halving (a conditional move per step): on random
+        // lookups the branch of the textbook loop mispredicts every other
+        // step, which costs more than the comparisons.
+        let (mut base, mut size) = (0, self.len());
+        while size > 1 {
+            let half = size / 2;
+            base = if is_before(base + half - 1) { base + half } else { base };
+            size -= half;
         }
-        lo
+        if size == 1 && is_before(base) {
+            base += 1;
+        }
+        base
     }
 
     /// From `first` (< len), the last separator a lookup can still land on:
