@@ -30,7 +30,10 @@
 # Prints the cache directory on stdout (the last line); progress on stderr.
 # The directory's `cxxflags` file holds the -std, defines and include paths a
 # program linking librocksdb.a must be compiled with (link: -lpthread -ldl).
-# Environment: CXX (default g++), JOBS (default nproc), ROCKSDB_SRC.
+# Environment: CXX (default g++), JOBS (default nproc), ROCKSDB_SRC,
+# ROCKSDB11_OPT (default -O1; the benchmarks against RocksDB's own reader,
+# bench/sst, build a second copy with "-O2 -march=native", RocksDB's own
+# Makefile default, in a directory of its own).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -48,7 +51,8 @@ ver="$(awk '/#define ROCKSDB_MAJOR/{a=$3} /#define ROCKSDB_MINOR/{b=$3} /#define
 # optimize_filters_for_memory (default on since 9.2) rounds filter sizes to
 # malloc_usable_size only with it.
 defines="-DNDEBUG -DHAVE_ALIGNED_NEW -DOS_LINUX -DROCKSDB_PLATFORM_POSIX -DROCKSDB_LIB_IO_POSIX -DROCKSDB_MALLOC_USABLE_SIZE -DROCKSDB_NAMESPACE=rocksdb"
-flags="-std=c++20 -O1 -g0 -fPIC $defines -I$R -I$R/include -w"
+opt="${ROCKSDB11_OPT:--O1}"
+flags="-std=c++20 $opt -g0 -fPIC $defines -I$R -I$R/include -w"
 key="$( { "$CXX" --version | head -n 1; echo "$flags" | sed "s|$R|SRC|g"; cat "$crate/rocksdb_lib_sources.txt"; } | sha256sum | cut -c1-12)"
 cache_root="${ROCKSFILTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rocksfilter}"
 dir="$cache_root/rocksdb-$ver-$key"

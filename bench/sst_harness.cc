@@ -1,0 +1,224 @@
+// SST-level queries: "can this SST file hold key K?" answered by RocksDB
+// 11.12 itself (SstFileReader::Get and MultiGet on the file, what a user
+// of RocksDB would otherwise call) and by rocksfilter on the same file
+// (rocksfilter_sst_may_match, one key per call, and
+// rocksfilter_sst_may_match_batch), in one process, on identical keys,
+// taking turns chunk by chunk, several rounds, medians in ns/key.
+//
+// RocksDB is linked from the static library sst_fixtures/rocksdb11/build.sh
+// builds (RocksDB's source from the rust-librocksdb-sys 0.49.0 crate, never
+// copied here); bench/sst builds this file against it.
+//
+// Files are written by RocksDB 11.12's SstFileWriter (20-byte keys, 8-byte
+// values, default BlockBasedTableOptions otherwise): full and partitioned
+// filters, Bloom and Ribbon at 10 bits/key. Present keys are the even
+// numbers, absent ones the odd numbers between them, so absent keys land
+// inside the file's key range (and in every partition), as they do in an
+// engine's lookups.
+//
+// Usage: sst_harness --keys N [--query-keys Q] [--rounds R] [--batch B]
+//                    [--kinds full_bloom,partitioned_bloom,...] --dir DIR
+//   -> one JSON object per (kind, keys present|absent, method) on stdout.
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/options.h"
+#include "rocksdb/sst_file_reader.h"
+#include "rocksdb/sst_file_writer.h"
+#include "rocksdb/table.h"
+#include "rocksfilter.h"
+
+namespace {
+
+double NowNs() {
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+bool Has(const std::string& list, const std::string& item) {
+  return ("," + list + ",").find("," + item + ",") != std::string::npos;
+}
+
+// Key number i as 20 bytes: "k" and 19 decimal digits (sorted as numbers).
+std::string Key(uint64_t i) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "k%019" PRIu64, i);
+  return std::string(buf, 20);
+}
+
+uint64_t SplitMix(uint64_t* s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+rocksdb::Options TableOptions(const std::string& kind) {
+  rocksdb::BlockBasedTableOptions t;
+  bool ribbon = kind.find("ribbon") != std::string::npos;
+  t.filter_policy.reset(ribbon ? rocksdb::NewRibbonFilterPolicy(10) : rocksdb::NewBloomFilterPolicy(10));
+  if (kind.rfind("partitioned", 0) == 0) {
+    t.partition_filters = true;
+    t.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+  }
+  rocksdb::Options o;
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  o.compression = rocksdb::kNoCompression;
+  return o;
+}
+
+void Die(const char* what, const rocksdb::Status& s) {
+  fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
+  exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t n = 1000000, qn = 0, rounds = 3, batch = 1024;
+  std::string kinds = "full_bloom,partitioned_bloom,full_ribbon,partitioned_ribbon", dir;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      if (i + 1 >= argc) { fprintf(stderr, "missing value for %s\n", a.c_str()); exit(2); }
+      return argv[++i];
+    };
+    if (a == "--keys") n = strtoull(next(), nullptr, 10);
+    else if (a == "--query-keys") qn = strtoull(next(), nullptr, 10);
+    else if (a == "--rounds") rounds = strtoull(next(), nullptr, 10);
+    else if (a == "--batch") batch = strtoull(next(), nullptr, 10);
+    else if (a == "--kinds") kinds = next();
+    else if (a == "--dir") dir = next();
+    else { fprintf(stderr, "unknown argument %s\n", a.c_str()); return 2; }
+  }
+  if (n == 0 || rounds == 0 || batch == 0 || dir.empty()) {
+    fprintf(stderr, "--keys, --rounds, --batch must be > 0 and --dir given\n");
+    return 2;
+  }
+  if (qn == 0) qn = std::min<size_t>(n, 200000);
+  qn = std::min(qn, n);
+
+  // Query sets, random order: present (even) and absent (odd) key numbers.
+  std::vector<std::string> present(qn), absent(qn);
+  uint64_t s = 42;
+  for (size_t i = 0; i < qn; ++i) {
+    uint64_t k = SplitMix(&s) % n;
+    present[i] = Key(2 * k);
+    absent[i] = Key(2 * k + 1);
+  }
+
+  for (const std::string kind :
+       {"full_bloom", "partitioned_bloom", "full_ribbon", "partitioned_ribbon"}) {
+    if (!Has(kinds, kind)) continue;
+    rocksdb::Options opts = TableOptions(kind);
+    std::string path = dir + "/" + kind + ".sst";
+    {
+      rocksdb::SstFileWriter w(rocksdb::EnvOptions(), opts);
+      rocksdb::Status st = w.Open(path);
+      if (!st.ok()) Die("SstFileWriter::Open", st);
+      for (size_t i = 0; i < n; ++i) {
+        st = w.Put(Key(2 * i), "value-01");
+        if (!st.ok()) Die("SstFileWriter::Put", st);
+      }
+      st = w.Finish();
+      if (!st.ok()) Die("SstFileWriter::Finish", st);
+    }
+    rocksdb::SstFileReader reader(opts);
+    rocksdb::Status st = reader.Open(path);
+    if (!st.ok()) Die("SstFileReader::Open", st);
+    rocksfilter_sst* sst = nullptr;
+    char* err = nullptr;
+    if (rocksfilter_sst_open(path.c_str(), &sst, &err) != ROCKSFILTER_OK) {
+      fprintf(stderr, "rocksfilter_sst_open: %s\n", err);
+      return 1;
+    }
+    rocksfilter_sst_properties props;
+    rocksfilter_sst_get_properties(sst, &props);
+
+    for (const char* which : {"absent", "present"}) {
+      const std::vector<std::string>& q = std::string(which) == "absent" ? absent : present;
+      std::vector<rocksdb::Slice> slices(q.begin(), q.end());
+      std::vector<const uint8_t*> ptrs(qn);
+      std::vector<size_t> lens(qn);
+      for (size_t i = 0; i < qn; ++i) {
+        ptrs[i] = reinterpret_cast<const uint8_t*>(q[i].data());
+        lens[i] = q[i].size();
+      }
+      std::unique_ptr<bool[]> res(new bool[batch]);
+      rocksdb::ReadOptions ro;
+      std::string value;
+      std::vector<std::string> values;
+      const char* methods[] = {"rocksdb_get", "rocksdb_multiget", "ours_single", "ours_batch"};
+      std::vector<double> samples[4];
+      size_t found[4] = {0, 0, 0, 0};
+      const size_t kChunk = 16384;
+      for (size_t r = 0; r < rounds; ++r) {
+        std::fill(found, found + 4, 0);
+        for (size_t c0 = 0; c0 < qn; c0 += kChunk) {
+          size_t c1 = std::min(qn, c0 + kChunk);
+          for (int k = 0; k < 4; ++k) {
+            int m = (k + r + c0 / kChunk) % 4;  // who goes first rotates
+            double t0 = NowNs();
+            size_t c = 0;
+            if (m == 0) {
+              for (size_t i = c0; i < c1; ++i) {
+                rocksdb::Status g = reader.Get(ro, slices[i], &value);
+                if (!g.ok() && !g.IsNotFound()) Die("SstFileReader::Get", g);
+                c += g.ok();
+              }
+            } else if (m == 1) {
+              for (size_t i = c0; i < c1; i += batch) {
+                size_t e = std::min(c1, i + batch);
+                std::vector<rocksdb::Slice> keys(slices.begin() + i, slices.begin() + e);
+                std::vector<rocksdb::Status> g = reader.MultiGet(ro, keys, &values);
+                for (const rocksdb::Status& x : g) {
+                  if (!x.ok() && !x.IsNotFound()) Die("SstFileReader::MultiGet", x);
+                  c += x.ok();
+                }
+              }
+            } else if (m == 2) {
+              for (size_t i = c0; i < c1; ++i) c += rocksfilter_sst_may_match(sst, ptrs[i], lens[i]);
+            } else {
+              for (size_t i = c0; i < c1; i += batch) {
+                size_t e = std::min(c1, i + batch);
+                rocksfilter_sst_may_match_batch(sst, &ptrs[i], &lens[i], e - i, res.get());
+                for (size_t j = 0; j < e - i; ++j) c += res[j];
+              }
+            }
+            samples[m].push_back((NowNs() - t0) / (c1 - c0));
+            found[m] += c;
+          }
+        }
+      }
+      // Never absent where RocksDB finds the key; batch == single.
+      if (found[2] < found[0] || found[3] != found[2] || found[0] != found[1]) {
+        fprintf(stderr, "ANSWER MISMATCH %s %s: get %zu multiget %zu ours %zu batch %zu\n", kind.c_str(),
+                which, found[0], found[1], found[2], found[3]);
+        return 1;
+      }
+      for (int m = 0; m < 4; ++m) {
+        printf("{\"sst\":\"%s\",\"keys\":%zu,\"partitions\":%u,\"queries\":\"%s\",\"method\":\"%s\","
+               "\"ns\":%.2f,\"answered_may_match\":%zu,\"of\":%zu}\n",
+               kind.c_str(), n, props.num_partitions, which, methods[m], Median(samples[m]), found[m], qn);
+      }
+      fflush(stdout);
+    }
+    rocksfilter_sst_free(sst);
+  }
+  return 0;
+}
