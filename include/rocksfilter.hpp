@@ -469,7 +469,7 @@ class Sst {
   }
 
   /* results[i] answers keys[i] for i < n, as may_match(keys[i]) would
-   * (rocksfilter_sst_may_match_batch: grouped by partition, prefetched).
+   * (rocksfilter_sst_may_match_batch: hashed and prefetched ahead).
    * Any contiguous container of elements convertible to std::string_view;
    * results must hold std::size(keys). */
   template <class Keys, class = detail::if_key_container<Keys>>

@@ -207,9 +207,9 @@ pub unsafe extern "C" fn rocksfilter_sst_may_match(s: *const rocksfilter_sst, ke
 
 /// Batch form of rocksfilter_sst_may_match(): results[i] answers keys[i]
 /// (lens[i] bytes), for i < n, exactly as rocksfilter_sst_may_match() would.
-/// Faster per key on full and partitioned filters: keys are grouped by
-/// filter partition, then each group is hashed and its cache lines
-/// prefetched before any is probed. The caller owns every array; nothing is
+/// Faster per key on full and partitioned filters (RocksDB's MultiGet
+/// style): keys are taken 32 at a time, each one's filter partition found
+/// and its probe hashed and prefetched, before any is probed. The caller owns every array; nothing is
 /// kept after the call. Fails open as rocksfilter_filter_may_match_batch():
 /// true for every key when the handle, keys or lens is NULL, and for a NULL
 /// keys[i] with non-zero lens[i]; no-op when results is NULL. Thread-safe.

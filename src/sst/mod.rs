@@ -657,9 +657,9 @@ impl<'a> Sst<'a> {
 
     /// [`Sst::may_match`] for many keys at once: `results[i]` answers
     /// `keys[i]`, exactly as `may_match(keys[i])` would. Faster on full and
-    /// partitioned filters: keys are hashed and their cache lines
-    /// prefetched before any is probed, and with a partitioned filter the
-    /// keys are grouped by partition first.
+    /// partitioned filters: keys are hashed (with a partitioned filter,
+    /// after finding each one's partition) and their cache lines prefetched
+    /// before any is probed.
     ///
     /// # Panics
     /// If `results` is shorter than `keys`.
