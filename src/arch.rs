@@ -100,6 +100,22 @@ fn detect() -> Features {
     Features(f)
 }
 
+/// Prefetches the 64 bytes at `data[offset..]`, `offset` a multiple of 64:
+/// one cache line, or the two they straddle when `data` is not aligned to
+/// 64 bytes. Filter lines are 64-byte aligned only if the block is, and a
+/// block in a `malloc` or `Vec` buffer or inside an SST file generally is
+/// not; RocksDB's `PrepareHash` prefetches both ends of a line for the same
+/// reason. Prefetching only the first measured 10-20% slower on
+/// FastLocalBloom batch queries at 1M and 10M keys: every probe then waited
+/// for its second half.
+#[inline(always)]
+pub(crate) fn prefetch_line(data: &[u8], offset: usize) {
+    prefetch(data, offset);
+    if data.as_ptr() as usize % 64 != 0 {
+        prefetch(data, offset + 63);
+    }
+}
+
 /// Hints the CPU to pull the cache line holding `data[offset]` in; a no-op
 /// past the end of `data` and where unsupported.
 #[inline(always)]

@@ -14,7 +14,7 @@
 //! So a query touches exactly one cache line, whatever num_probes is.
 
 use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
-use crate::arch::{prefetch, Features};
+use crate::arch::{prefetch_line, Features};
 use crate::error::Result;
 use crate::format::{Format, METADATA_LEN};
 
@@ -390,7 +390,7 @@ impl<'d, const P: u32> Adder<'d, P> {
         }
         self.offs[slot] = off;
         self.h2s[slot] = h2;
-        prefetch(self.data, off);
+        prefetch_line(self.data, off);
         self.n += 1;
     }
 
@@ -564,14 +564,14 @@ impl FastLocalGeometry {
         line_matches_scalar(line_at(data, off), (h >> 32) as u32, self.num_probes)
     }
 
-    /// First half of a two-pass batch query: the line offset (prefetched).
+    /// First half of a two-pass batch query: the line offset (its bytes
+    /// prefetched).
     #[inline(always)]
     pub fn prepare(&self, data: &[u8], h: u64) -> usize {
         let off = self.line_offset(h);
-        prefetch(data, off);
+        prefetch_line(data, off);
         off
     }
-
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]

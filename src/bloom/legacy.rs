@@ -13,7 +13,7 @@
 //! on a platform with 128-byte lines (e.g. POWER) read correctly anywhere.
 
 use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
-use crate::arch::{prefetch, Features};
+use crate::arch::{prefetch_line, Features};
 use crate::error::Result;
 use crate::format::{Format, METADATA_LEN};
 
@@ -147,7 +147,9 @@ impl LegacyGeometry {
     #[inline]
     pub fn prepare(&self, data: &[u8], h: u32) -> usize {
         let off = self.line_offset(h);
-        prefetch(data, off);
+        // Lines are RocksDB's CACHE_LINE_SIZE, 64 bytes, in every file it
+        // writes; other sizes get the 64 bytes from the line's start.
+        prefetch_line(data, off);
         off
     }
 
