@@ -582,12 +582,6 @@ int main(int argc, char** argv) {
     double build_ns = (NowNs() - t0) / n;
     rocksfilter_builder_free(b);
     long huge_kb = 0;
-    if (FILE* sm = fopen("/proc/self/smaps_rollup", "r")) {
-      char line[256];
-      while (fgets(line, sizeof line, sm))
-        if (sscanf(line, "AnonHugePages: %ld kB", &huge_kb) == 1) break;
-      fclose(sm);
-    }
     std::vector<uint8_t> plain(out, out + out_len);
     if (qn == 0) qn = std::min<size_t>(n, 1000000);
     qn = std::min(qn, n);
@@ -605,11 +599,22 @@ int main(int argc, char** argv) {
       slice_ptrs[i] = &slices[i];
       hashes[i] = rocksfilter_hash64(ptrs[i], len);
     }
+    // "library": the copy rocksfilter_filter_load makes (cache-line
+    // aligned; huge pages unless ROCKSFILTER_NO_HUGEPAGES=1); "plain": the
+    // same bytes in a std::vector (16-byte aligned, 4 KiB pages), loaded
+    // borrowed. Each side and the floor query each copy's own bytes.
     struct Copy { const char* name; const uint8_t* data; rocksfilter_filter* f; std::unique_ptr<FilterBitsReader> r; Sample s; };
-    Copy copies[2] = {{"library", out, nullptr, nullptr, {}}, {"plain", plain.data(), nullptr, nullptr, {}}};
-    for (Copy& c : copies) {
-      if (rocksfilter_filter_load_borrowed(c.data, out_len, &c.f, &err) != ROCKSFILTER_OK) return 1;
-      c.r.reset(new RocksBloomReader(reinterpret_cast<const char*>(c.data), out_len));
+    Copy copies[2] = {{"library", nullptr, nullptr, nullptr, {}}, {"plain", plain.data(), nullptr, nullptr, {}}};
+    if (rocksfilter_filter_load(out, out_len, &copies[0].f, &err) != ROCKSFILTER_OK) return 1;
+    size_t copy_len = 0;
+    if (rocksfilter_filter_data(copies[0].f, &copies[0].data, &copy_len) != ROCKSFILTER_OK || copy_len != out_len) return 1;
+    if (rocksfilter_filter_load_borrowed(plain.data(), out_len, &copies[1].f, &err) != ROCKSFILTER_OK) return 1;
+    for (Copy& c : copies) c.r.reset(new RocksBloomReader(reinterpret_cast<const char*>(c.data), out_len));
+    if (FILE* sm = fopen("/proc/self/smaps_rollup", "r")) {
+      char line[256];
+      while (fgets(line, sizeof line, sm))
+        if (sscanf(line, "AnonHugePages: %ld kB", &huge_kb) == 1) break;
+      fclose(sm);
     }
     std::unique_ptr<bool[]> res(new bool[kMaxBatch]);
     const size_t kChunk = 16384;
@@ -638,9 +643,9 @@ int main(int argc, char** argv) {
     for (Copy& c : copies) {
       printf("{\"filter\":\"bloom\",\"op\":\"query_batch\",\"memory\":\"%s\",\"keys\":%zu,"
              "\"key_len\":%zu,\"filter_bytes\":%zu,\"ours_ns\":%.2f,\"rocksdb_ns\":%.2f,"
-             "\"floor_ns\":%.2f,\"build_ns\":%.2f,\"anon_huge_kb\":%ld}\n",
+             "\"floor_ns\":%.2f,\"build_ns\":%.2f,\"anon_huge_kb\":%ld,\"align64\":%d}\n",
              c.name, n, len, out_len, Median(c.s.ours), Median(c.s.rocks), Median(c.s.floor),
-             build_ns, huge_kb);
+             build_ns, huge_kb, int(reinterpret_cast<uintptr_t>(c.data) % 64 == 0));
       rocksfilter_filter_free(c.f);
     }
     rocksfilter_bytes_free(out, out_len);

@@ -151,7 +151,9 @@ enum Bytes<'a> {
     Borrowed(&'a [u8]),
     /// A `Vec` rather than a `Box<[u8]>`: the filter keeps a raw view of
     /// these bytes, and a `Box` asserts unique access whenever it moves.
-    Owned(Vec<u8>),
+    /// The block is the vector's bytes from the offset on (copies the
+    /// library makes start at a cache-line boundary, see `mem::copy_block`).
+    Owned(Vec<u8>, usize),
     /// Requirement: `as_ref()` returns the same immutable bytes every time
     /// (true of the memory maps and vectors the crate passes here).
     Shared(Arc<dyn AsRef<[u8]> + Send + Sync>, Range<usize>),
@@ -161,7 +163,7 @@ impl Bytes<'_> {
     fn as_slice(&self) -> &[u8] {
         match self {
             Bytes::Borrowed(b) => b,
-            Bytes::Owned(b) => b,
+            Bytes::Owned(b, at) => &b[*at..],
             Bytes::Shared(b, r) => &(**b).as_ref()[r.clone()],
         }
     }
@@ -369,7 +371,16 @@ impl<'a> Filter<'a> {
     /// ```
     pub fn from_vec(block: Vec<u8>) -> Result<Filter<'static>> {
         let reader = parse(&block)?;
-        Ok(Filter::assemble(Bytes::Owned(block), reader))
+        Ok(Filter::assemble(Bytes::Owned(block, 0), reader))
+    }
+
+    /// Loads a copy of `block`, made by the library: cache-line aligned
+    /// (each 64-byte line of a FastLocalBloom block is then one cache line
+    /// rather than two) and advised for huge pages when large.
+    pub(crate) fn from_copy(block: &[u8]) -> Result<Filter<'static>> {
+        let reader = parse(block)?;
+        let (copy, at) = crate::mem::copy_block(block);
+        Ok(Filter::assemble(Bytes::Owned(copy, at), reader))
     }
 
     /// Loads the block at `range` of a shared buffer (e.g. a memory-mapped
@@ -401,8 +412,11 @@ impl<'a> Filter<'a> {
     /// ```
     pub fn into_owned(self) -> Filter<'static> {
         let data = match self.data {
-            Bytes::Borrowed(b) => Bytes::Owned(crate::mem::copy_huge(b)),
-            Bytes::Owned(b) => Bytes::Owned(b),
+            Bytes::Borrowed(b) => {
+                let (copy, at) = crate::mem::copy_block(b);
+                Bytes::Owned(copy, at)
+            }
+            Bytes::Owned(b, at) => Bytes::Owned(b, at),
             Bytes::Shared(b, r) => Bytes::Shared(b, r),
         };
         Filter::assemble(data, self.reader)

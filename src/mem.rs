@@ -75,13 +75,18 @@ pub(crate) fn advise_huge(ptr: *const u8, len: usize) {
     let _ = (ptr, len);
 }
 
-/// A copy of `bytes` in a buffer advised for huge pages when large (blocks
-/// copied at load: the copy is what every query then reads).
-pub(crate) fn copy_huge(bytes: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(bytes.len());
-    advise_huge(v.as_ptr(), bytes.len());
+/// A copy of a block that queries will read: in a vector, starting at the
+/// returned offset, which is 64-byte aligned (so each of a FastLocalBloom
+/// block's lines is one cache line: a query touches one line, not two),
+/// and advised for huge pages when large. Costs at most 63 bytes of slack.
+pub(crate) fn copy_block(bytes: &[u8]) -> (Vec<u8>, usize) {
+    const ALIGN: usize = 64;
+    let mut v = Vec::with_capacity(bytes.len() + ALIGN - 1);
+    let at = (v.as_ptr() as usize).next_multiple_of(ALIGN) - v.as_ptr() as usize;
+    advise_huge(v.as_ptr(), bytes.len() + at);
+    v.resize(at, 0);
     v.extend_from_slice(bytes);
-    v
+    (v, at)
 }
 
 /// Pre-faults the whole pages inside `ptr..ptr + len`, memory owned by the

@@ -450,7 +450,7 @@ unsafe fn load(
         // which is what the 'static lifetime stands for here.
         let block: &'static [u8] =
             unsafe { bytes(data, len) }.map_err(|e| e.error("data"))?;
-        let inner = if copy { Filter::from_vec(crate::mem::copy_huge(block))? } else { Filter::new(block)? };
+        let inner = if copy { Filter::from_copy(block)? } else { Filter::new(block)? };
         Ok(Box::into_raw(Box::new(rocksfilter_filter { inner })))
     };
     // SAFETY: header contract: out is NULL or writable.
