@@ -199,10 +199,7 @@ func (f *Filter) MayMatchBatch(keys [][]byte) []bool {
 // reused from call to call (for batches whose keys total at most 1 MiB;
 // bigger ones get a fresh buffer each time).
 func (f *Filter) MayMatchBatchInto(out []bool, keys [][]byte) {
-	if len(out) < len(keys) {
-		panic("rocksfilter: MayMatchBatchInto: len(out) = " + strconv.Itoa(len(out)) +
-			" < len(keys) = " + strconv.Itoa(len(keys)))
-	}
+	checkBatchOut("MayMatchBatchInto", out, keys)
 	if len(keys) == 0 {
 		return
 	}
@@ -213,36 +210,59 @@ func (f *Filter) MayMatchBatchInto(out []bool, keys [][]byte) {
 		}
 		return
 	}
+	pb, bp, bn, offs := packKeys(keys)
+	st := C.rocksfilter_filter_may_match_packed(f.ptr, bp, bn, offs, C.size_t(len(keys)),
+		(*C.bool)(unsafe.Pointer(&res[0])), nil)
+	runtime.KeepAlive(f)
+	pb.release()
+	if st != C.ROCKSFILTER_OK {
+		// Unreachable (offsets are well formed); never give a false negative.
+		for i := range res {
+			res[i] = true
+		}
+	}
+}
+
+// checkBatchOut panics if out cannot hold an answer per key (method names
+// the caller).
+func checkBatchOut(method string, out []bool, keys [][]byte) {
+	if len(out) < len(keys) {
+		panic("rocksfilter: " + method + ": len(out) = " + strconv.Itoa(len(out)) +
+			" < len(keys) = " + strconv.Itoa(len(keys)))
+	}
+}
+
+// packKeys copies keys into one pooled buffer and fills its n+1 offsets
+// (key i is buf[offs[i]:offs[i+1]]), for the _packed C calls, which take
+// no Go pointers to Go pointers. keys must not be empty. The caller passes
+// the returned pointers to one C call, then calls pb.release().
+func packKeys(keys [][]byte) (pb *packBuf, buf *C.uint8_t, bufLen C.size_t, offs *C.size_t) {
 	total := 0
 	for _, k := range keys {
 		total += len(k)
 	}
-	pb := packPool.Get().(*packBuf)
+	pb = packPool.Get().(*packBuf)
 	if cap(pb.buf) < total {
 		pb.buf = make([]byte, total)
 	}
 	if cap(pb.offs) < len(keys)+1 {
 		pb.offs = make([]C.size_t, len(keys)+1)
 	}
-	buf, offs := pb.buf[:total], pb.offs[:len(keys)+1]
+	b, o := pb.buf[:total], pb.offs[:len(keys)+1]
 	pos := 0
 	for i, k := range keys {
-		offs[i] = C.size_t(pos)
-		pos += copy(buf[pos:], k)
+		o[i] = C.size_t(pos)
+		pos += copy(b[pos:], k)
 	}
-	offs[len(keys)] = C.size_t(pos)
-	bp, bn := keyArg(buf)
-	st := C.rocksfilter_filter_may_match_packed(f.ptr, bp, bn, &offs[0], C.size_t(len(keys)),
-		(*C.bool)(unsafe.Pointer(&res[0])), nil)
-	runtime.KeepAlive(f)
+	o[len(keys)] = C.size_t(pos)
+	bp, bn := keyArg(b)
+	return pb, bp, bn, &o[0]
+}
+
+// release returns pb to the pool unless its buffer grew past 1 MiB.
+func (pb *packBuf) release() {
 	if cap(pb.buf) <= 1<<20 {
 		packPool.Put(pb)
-	}
-	if st != C.ROCKSFILTER_OK {
-		// Unreachable (offsets are well formed); never give a false negative.
-		for i := range res {
-			res[i] = true
-		}
 	}
 }
 
