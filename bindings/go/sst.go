@@ -173,8 +173,9 @@ func (s *SST) MayMatch(key []byte) bool {
 }
 
 // MayMatchBatch answers MayMatch for every key: result i answers keys[i],
-// exactly as MayMatch(keys[i]) would. It copies the keys into one packed
-// buffer and makes a single C call (rocksfilter_sst_may_match_packed),
+// exactly as MayMatch(keys[i]) would. It passes the keys as one packed
+// buffer (in place when they lie back to back in one backing array, else
+// copied) and makes a single C call (rocksfilter_sst_may_match_packed),
 // which groups the keys by filter partition and hashes and prefetches each
 // group before probing, so it costs much less per key than a loop of
 // MayMatch calls. It allocates the result; use [SST.MayMatchBatchInto] to
@@ -188,8 +189,8 @@ func (s *SST) MayMatchBatch(keys [][]byte) []bool {
 // MayMatchBatchInto is [SST.MayMatchBatch] writing the answers into the
 // caller's out (destination first, as in copy): out[i] answers keys[i] for
 // every i < len(keys), and out[len(keys):] is left alone. It panics if out
-// is shorter than keys. It does not allocate: the packing buffer is reused
-// from call to call (for batches whose keys total at most 1 MiB; bigger
+// is shorter than keys. It does not allocate: the packing buffer (for keys
+// that are not already back to back in one array) is reused from call to call (for batches whose keys total at most 1 MiB; bigger
 // ones get a fresh buffer each time).
 func (s *SST) MayMatchBatchInto(out []bool, keys [][]byte) {
 	checkBatchOut("SST.MayMatchBatchInto", out, keys)
