@@ -152,7 +152,7 @@ public final class Filter implements AutoCloseable {
      * land in a {@code byte[]} (C {@code bool} is one byte). No native allocation.
      */
     boolean[] mayMatchBatchPacked(byte[][] keys) {
-        return PackedBatch.query(Native.FILTER_MAY_MATCH_PACKED, ref, this, keys, this::mayMatch);
+        return PackedBatch.query(false, ref, this, keys, this::mayMatch);
     }
 
     /** The kind of block loaded. */

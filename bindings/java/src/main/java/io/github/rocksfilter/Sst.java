@@ -155,7 +155,7 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      */
     public boolean[] mayMatchBatch(byte[][] keys) {
         Objects.requireNonNull(keys, "keys");
-        return PackedBatch.query(Native.SST_MAY_MATCH_PACKED, ref, this, keys, this::mayMatch);
+        return PackedBatch.query(true, ref, this, keys, this::mayMatch);
     }
 
     /**
