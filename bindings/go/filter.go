@@ -182,7 +182,8 @@ type packBuf struct {
 var packPool = sync.Pool{New: func() any { return new(packBuf) }}
 
 // MayMatchBatch answers MayMatch for every key: result i answers keys[i].
-// It copies the keys into one packed buffer and makes a single C call,
+// It passes the keys as one packed buffer (in place when they lie back to
+// back in one backing array, else copied) and makes a single C call,
 // which hashes and prefetches ahead of probing, so it costs much less per
 // key than a loop of MayMatch calls. It allocates the result; use
 // [Filter.MayMatchBatchInto] to reuse one.
@@ -195,14 +196,12 @@ func (f *Filter) MayMatchBatch(keys [][]byte) []bool {
 // MayMatchBatchInto is [Filter.MayMatchBatch] writing the answers into
 // the caller's out (destination first, as in copy): out[i] answers keys[i]
 // for every i < len(keys), and out[len(keys):] is left alone. It panics if
-// out is shorter than keys. It does not allocate: the packing buffer is
-// reused from call to call (for batches whose keys total at most 1 MiB;
+// out is shorter than keys. It does not allocate: the packing buffer (for
+// keys that are not already back to back in one array) is reused from call
+// to call (for batches whose keys total at most 1 MiB;
 // bigger ones get a fresh buffer each time).
 func (f *Filter) MayMatchBatchInto(out []bool, keys [][]byte) {
-	if len(out) < len(keys) {
-		panic("rocksfilter: MayMatchBatchInto: len(out) = " + strconv.Itoa(len(out)) +
-			" < len(keys) = " + strconv.Itoa(len(keys)))
-	}
+	checkBatchOut("MayMatchBatchInto", out, keys)
 	if len(keys) == 0 {
 		return
 	}
@@ -213,36 +212,106 @@ func (f *Filter) MayMatchBatchInto(out []bool, keys [][]byte) {
 		}
 		return
 	}
-	total := 0
-	for _, k := range keys {
-		total += len(k)
-	}
-	pb := packPool.Get().(*packBuf)
-	if cap(pb.buf) < total {
-		pb.buf = make([]byte, total)
-	}
-	if cap(pb.offs) < len(keys)+1 {
-		pb.offs = make([]C.size_t, len(keys)+1)
-	}
-	buf, offs := pb.buf[:total], pb.offs[:len(keys)+1]
-	pos := 0
-	for i, k := range keys {
-		offs[i] = C.size_t(pos)
-		pos += copy(buf[pos:], k)
-	}
-	offs[len(keys)] = C.size_t(pos)
-	bp, bn := keyArg(buf)
-	st := C.rocksfilter_filter_may_match_packed(f.ptr, bp, bn, &offs[0], C.size_t(len(keys)),
+	pb, bp, bn, offs := packKeys(keys)
+	st := C.rocksfilter_filter_may_match_packed(f.ptr, bp, bn, offs, C.size_t(len(keys)),
 		(*C.bool)(unsafe.Pointer(&res[0])), nil)
 	runtime.KeepAlive(f)
-	if cap(pb.buf) <= 1<<20 {
-		packPool.Put(pb)
-	}
+	pb.release()
 	if st != C.ROCKSFILTER_OK {
 		// Unreachable (offsets are well formed); never give a false negative.
 		for i := range res {
 			res[i] = true
 		}
+	}
+}
+
+// checkBatchOut panics if out cannot hold an answer per key (method names
+// the caller).
+func checkBatchOut(method string, out []bool, keys [][]byte) {
+	if len(out) < len(keys) {
+		panic("rocksfilter: " + method + ": len(out) = " + strconv.Itoa(len(out)) +
+			" < len(keys) = " + strconv.Itoa(len(keys)))
+	}
+}
+
+// packKeys lays keys out for the _packed C calls, which take no Go
+// pointers to Go pointers: one buffer and its n+1 offsets (key i is
+// buf[offs[i]:offs[i+1]]). Keys that already lie back to back in one
+// backing array, in order (slices of one buffer, as keys decoded from a
+// block or a message are), are passed in place: that array is the buffer,
+// and nothing is copied. Other keys are copied into a pooled buffer. keys
+// must not be empty. The caller passes the returned pointers to one C call,
+// then calls pb.release().
+func packKeys(keys [][]byte) (pb *packBuf, buf *C.uint8_t, bufLen C.size_t, offs *C.size_t) {
+	pb = packPool.Get().(*packBuf)
+	if cap(pb.offs) < len(keys)+1 {
+		pb.offs = make([]C.size_t, len(keys)+1)
+	}
+	o := pb.offs[:len(keys)+1]
+	if b, ok := inPlace(keys, o); ok {
+		bp, bn := keyArg(b)
+		return pb, bp, bn, &o[0]
+	}
+	total := 0
+	for _, k := range keys {
+		total += len(k)
+	}
+	if cap(pb.buf) < total {
+		pb.buf = make([]byte, total)
+	}
+	b := pb.buf[:total]
+	pos := 0
+	for i, k := range keys {
+		o[i] = C.size_t(pos)
+		pos += copy(b[pos:], k)
+	}
+	o[len(keys)] = C.size_t(pos)
+	bp, bn := keyArg(b)
+	return pb, bp, bn, &o[0]
+}
+
+// inPlace reports whether every non-empty key starts where the one before
+// it ended, all within the backing array of the first non-empty key (its
+// capacity bounds that array, so the check never looks past it); if so, it
+// fills offs and returns that array's prefix holding the keys, which is
+// passed to C as it is (a Go pointer to memory holding no Go pointers, as
+// the cgo rules allow). Only addresses are compared: no pointer is made
+// from an integer.
+func inPlace(keys [][]byte, offs []C.size_t) ([]byte, bool) {
+	first := -1
+	for i, k := range keys {
+		if len(k) > 0 {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		for i := range offs {
+			offs[i] = 0
+		}
+		return nil, true
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(keys[first])))
+	limit := uintptr(cap(keys[first]))
+	pos := uintptr(0)
+	for i, k := range keys {
+		offs[i] = C.size_t(pos)
+		if len(k) == 0 {
+			continue
+		}
+		if uintptr(unsafe.Pointer(unsafe.SliceData(k))) != base+pos || uintptr(len(k)) > limit-pos {
+			return nil, false
+		}
+		pos += uintptr(len(k))
+	}
+	offs[len(keys)] = C.size_t(pos)
+	return keys[first][:pos], true
+}
+
+// release returns pb to the pool unless its buffer grew past 1 MiB.
+func (pb *packBuf) release() {
+	if cap(pb.buf) <= 1<<20 {
+		packPool.Put(pb)
 	}
 }
 

@@ -3,11 +3,14 @@ package rocksfilter_test
 // Files of the version matrix (sst_fixtures/matrix/), when
 // ROCKSFILTER_MATRIX names its output (make test sets it): the block-based
 // filter RocksDB 6.29 wrote, answered through this package exactly as
-// RocksDB 6.29 answered for the same keys and prefixes.
+// RocksDB 6.29 answered for the same keys and prefixes; and every full,
+// partitioned and block-based file RocksDB 6.29 wrote, answered by
+// SST.MayMatchBatch exactly as by SST.MayMatch on every probe.
 
 import (
 	"bufio"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +90,70 @@ func TestMatrixBlockBasedFilterAnswersAsRocksDB6(t *testing.T) {
 		}
 		t.Logf("%s: %d probes, %d absent keys answered as RocksDB 6.29's filter", name, len(keys), agree)
 		s.Close()
+	}
+}
+
+// TestMatrixSSTBatchEqualsSingle reads every file of RocksDB 6.29's part
+// of the matrix with a filter (full, partitioned, block-based; Bloom and
+// Ribbon; whole-key and prefix-only; every index type) and checks that
+// SST.MayMatchBatch answers every probe (keys in the file and absent
+// ones) exactly as SST.MayMatch, in one batch and in batches of 4096, and
+// never answers absent for a key in the file.
+func TestMatrixSSTBatchEqualsSingle(t *testing.T) {
+	dir := filepath.Dir(matrixFile(t, "rocksjava-6.29.5", "fv5_full_bloom10_crc32c"))
+	mf, err := os.Open(filepath.Join(dir, "manifest.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mf.Close()
+	sc := bufio.NewScanner(mf)
+	sc.Buffer(nil, 1<<20)
+	files := map[string]int{}
+	for sc.Scan() {
+		var m struct {
+			Case   string `json:"case"`
+			Filter string `json:"filter"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Filter != "full" && m.Filter != "partitioned" && m.Filter != "block_based" {
+			continue
+		}
+		files[m.Filter]++
+		p := filepath.Join(dir, m.Case)
+		s, err := rocksfilter.OpenSST(p + ".sst")
+		if err != nil {
+			t.Fatalf("%s: %v", m.Case, err)
+		}
+		keys, inFile, _ := probes(t, p+".probes")
+		got := s.MayMatchBatch(keys)
+		out := make([]bool, 4096)
+		rejected := 0
+		for off := 0; off < len(keys); off += len(out) {
+			end := min(off+len(out), len(keys))
+			s.MayMatchBatchInto(out, keys[off:end])
+			for i := off; i < end; i++ {
+				single := s.MayMatch(keys[i])
+				if got[i] != single || out[i-off] != single {
+					t.Errorf("%s: probe %q: MayMatch %v, MayMatchBatch %v, in batches of 4096 %v",
+						m.Case, keys[i], single, got[i], out[i-off])
+				}
+				if inFile[i] && !got[i] {
+					t.Errorf("%s: key %q in the file answered absent by MayMatchBatch", m.Case, keys[i])
+				}
+				if !single {
+					rejected++
+				}
+			}
+		}
+		t.Logf("%s (%s): %d probes, batch == single, %d rejected", m.Case, s.FilterType(), len(keys), rejected)
+		s.Close()
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if files["full"] == 0 || files["partitioned"] == 0 || files["block_based"] == 0 {
+		t.Fatalf("manifest lists too few files: %v", files)
 	}
 }

@@ -76,7 +76,8 @@ type SSTProperties struct {
 // Close it when done; a finalizer frees a leaked SST, but Close frees it
 // (and unmaps the file or frees its copy) at once.
 //
-// On a closed SST, MayMatch answers true, PrefixMayMatch and FullFilter
+// On a closed SST, MayMatch answers true (and MayMatchBatch true for every
+// key), PrefixMayMatch and FullFilter
 // return an error matching [ErrClosed], FilterType returns
 // SSTFilterUnsupported, Properties returns the zero value with FilterType
 // SSTFilterUnsupported, and Property returns nil, false.
@@ -169,6 +170,51 @@ func (s *SST) MayMatch(key []byte) bool {
 	r := C.rocksfilter_sst_may_match(s.ptr, p, n)
 	runtime.KeepAlive(s)
 	return bool(r)
+}
+
+// MayMatchBatch answers MayMatch for every key: result i answers keys[i],
+// exactly as MayMatch(keys[i]) would. It passes the keys as one packed
+// buffer (in place when they lie back to back in one backing array, else
+// copied) and makes a single C call (rocksfilter_sst_may_match_packed),
+// which groups the keys by filter partition and hashes and prefetches each
+// group before probing, so it costs much less per key than a loop of
+// MayMatch calls. It allocates the result; use [SST.MayMatchBatchInto] to
+// reuse one. On a closed SST every answer is true.
+func (s *SST) MayMatchBatch(keys [][]byte) []bool {
+	res := make([]bool, len(keys))
+	s.MayMatchBatchInto(res, keys)
+	return res
+}
+
+// MayMatchBatchInto is [SST.MayMatchBatch] writing the answers into the
+// caller's out (destination first, as in copy): out[i] answers keys[i] for
+// every i < len(keys), and out[len(keys):] is left alone. It panics if out
+// is shorter than keys. It does not allocate: the packing buffer (for keys
+// that are not already back to back in one array) is reused from call to call (for batches whose keys total at most 1 MiB; bigger
+// ones get a fresh buffer each time).
+func (s *SST) MayMatchBatchInto(out []bool, keys [][]byte) {
+	checkBatchOut("SST.MayMatchBatchInto", out, keys)
+	if len(keys) == 0 {
+		return
+	}
+	res := out[:len(keys)]
+	if s == nil || s.ptr == nil {
+		for i := range res {
+			res[i] = true
+		}
+		return
+	}
+	pb, bp, bn, offs := packKeys(keys)
+	st := C.rocksfilter_sst_may_match_packed(s.ptr, bp, bn, offs, C.size_t(len(keys)),
+		(*C.bool)(unsafe.Pointer(&res[0])), nil)
+	runtime.KeepAlive(s)
+	pb.release()
+	if st != C.ROCKSFILTER_OK {
+		// Unreachable (offsets are well formed); never give a false negative.
+		for i := range res {
+			res[i] = true
+		}
+	}
 }
 
 // PrefixMayMatch reports whether the file can hold a key with this prefix,

@@ -26,7 +26,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 public final class Filter implements AutoCloseable {
     /** Keys per native batch call: bounds the scratch arrays and the time spent in one critical call. */
-    static final int BATCH_CHUNK = 4096;
+    static final int BATCH_CHUNK = PackedBatch.CHUNK;
 
     private final NativeRef ref;
     private final Cleaner.Cleanable cleanable;
@@ -152,61 +152,7 @@ public final class Filter implements AutoCloseable {
      * land in a {@code byte[]} (C {@code bool} is one byte). No native allocation.
      */
     boolean[] mayMatchBatchPacked(byte[][] keys) {
-        int n = keys.length;
-        boolean[] out = new boolean[n];
-        if (n == 0) {
-            ref.get();
-            return out;
-        }
-        int chunk = Math.min(n, BATCH_CHUNK);
-        long[] offsets = new long[chunk + 1];
-        byte[] results = new byte[chunk];
-        byte[] buf = new byte[0];
-        long[] err = new long[1];
-        for (int start = 0; start < n; start += chunk) {
-            int m = Math.min(chunk, n - start);
-            long total = 0;
-            for (int i = 0; i < m; i++) {
-                total += Objects.requireNonNull(keys[start + i], "keys[" + (start + i) + "]").length;
-            }
-            if (total > Integer.MAX_VALUE - 16) {
-                // Pathologically large keys: fall back to single queries for this chunk.
-                for (int i = 0; i < m; i++) {
-                    out[start + i] = mayMatch(keys[start + i]);
-                }
-                continue;
-            }
-            if (buf.length < total) {
-                buf = new byte[(int) Math.max(total, Math.min(Integer.MAX_VALUE - 16, (long) buf.length * 2))];
-            }
-            int pos = 0;
-            offsets[0] = 0;
-            for (int i = 0; i < m; i++) {
-                byte[] k = keys[start + i];
-                System.arraycopy(k, 0, buf, pos, k.length);
-                pos += k.length;
-                offsets[i + 1] = pos;
-            }
-            MemorySegment f = ref.get();
-            err[0] = 0;
-            try {
-                // errptr is a heap long[1] (a char * slot), as the call is critical: no native allocation.
-                int st = (int) Native.FILTER_MAY_MATCH_PACKED.invokeExact(f, MemorySegment.ofArray(buf), (long) pos,
-                        MemorySegment.ofArray(offsets), (long) m, MemorySegment.ofArray(results),
-                        MemorySegment.ofArray(err));
-                if (st != 0) {
-                    throw Native.exception(st, MemorySegment.ofAddress(err[0]));
-                }
-            } catch (Throwable t) {
-                throw Native.rethrow(t);
-            } finally {
-                Reference.reachabilityFence(this);
-            }
-            for (int i = 0; i < m; i++) {
-                out[start + i] = results[i] != 0;
-            }
-        }
-        return out;
+        return PackedBatch.query(false, ref, this, keys, this::mayMatch);
     }
 
     /** The kind of block loaded. */

@@ -190,6 +190,8 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, SIZE_T, JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle SST_MAY_MATCH = critical("rocksfilter_sst_may_match",
             FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, ADDRESS, SIZE_T));
+    static final MethodHandle SST_MAY_MATCH_PACKED = critical("rocksfilter_sst_may_match_packed",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, SIZE_T, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
     static final MethodHandle SST_PREFIX_MAY_MATCH = critical("rocksfilter_sst_prefix_may_match",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
     static final MethodHandle SST_FULL_FILTER = downcall("rocksfilter_sst_full_filter",

@@ -24,6 +24,10 @@ public class Sst implements AutoCloseable {
         throw JdkCheck.unsupported();
     }
 
+    public boolean[] mayMatchBatch(byte[][] keys) {
+        throw JdkCheck.unsupported();
+    }
+
     public boolean prefixMayMatch(byte[] prefix) {
         throw JdkCheck.unsupported();
     }

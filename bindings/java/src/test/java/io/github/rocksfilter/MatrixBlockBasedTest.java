@@ -1,5 +1,6 @@
 package io.github.rocksfilter;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -9,13 +10,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Files of the version matrix ({@code sst_fixtures/matrix/}), when {@code ROCKSFILTER_MATRIX} names its
  * output ({@code make test} sets it): block-based filters RocksDB 6.29 wrote, answered through this
- * binding exactly as RocksDB 6.29 answered for the same keys and prefixes.
+ * binding exactly as RocksDB 6.29 answered for the same keys and prefixes; and every full,
+ * partitioned and block-based file RocksDB 6.29 wrote, answered by {@link Sst#mayMatchBatch} exactly
+ * as by {@link Sst#mayMatch} on every probe.
  */
 class MatrixBlockBasedTest {
     private static Path file(String name) {
@@ -55,5 +63,53 @@ class MatrixBlockBasedTest {
                 }
             }
         }
+    }
+
+    /**
+     * Every file of RocksDB 6.29's part of the matrix with a filter (full, partitioned,
+     * block-based; Bloom and Ribbon; whole-key and prefix-only; every index type): the batch
+     * answers every probe as the single query does, and never "absent" for a key in the file.
+     */
+    @Test
+    void batchEqualsSingleOnEveryFilteredFile() throws IOException {
+        Path dir = file("manifest.jsonl").getParent();
+        Pattern field = Pattern.compile("\"(case|filter)\": \"([^\"]*)\"");
+        HexFormat hex = HexFormat.of();
+        Map<String, Integer> files = new TreeMap<>();
+        for (String entry : Files.readAllLines(dir.resolve("manifest.jsonl"))) {
+            String name = null, filter = null;
+            for (Matcher m = field.matcher(entry); m.find(); ) {
+                if (m.group(1).equals("case")) {
+                    name = m.group(2);
+                } else {
+                    filter = m.group(2);
+                }
+            }
+            if (name == null || !List.of("full", "partitioned", "block_based").contains(filter)) {
+                continue;
+            }
+            files.merge(filter, 1, Integer::sum);
+            List<String> lines = Files.readAllLines(dir.resolve(name + ".probes"));
+            byte[][] keys = new byte[lines.size()][];
+            boolean[] inFile = new boolean[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                String[] f = lines.get(i).trim().split("\\s+");
+                keys[i] = hex.parseHex(f[0]);
+                inFile[i] = f[1].equals("1");
+            }
+            try (Sst sst = Sst.open(dir.resolve(name + ".sst"))) {
+                boolean[] single = new boolean[keys.length];
+                for (int i = 0; i < keys.length; i++) {
+                    single[i] = sst.mayMatch(keys[i]);
+                    if (inFile[i]) {
+                        assertTrue(single[i], name + ": key in the file answered absent");
+                    }
+                }
+                assertArrayEquals(single, sst.mayMatchBatch(keys), name);
+            }
+        }
+        assertTrue(files.getOrDefault("full", 0) > 0 && files.getOrDefault("partitioned", 0) > 0
+                && files.getOrDefault("block_based", 0) > 0, "files in the manifest: " + files);
+        System.out.println("MatrixBlockBasedTest: batch == single on " + files + " files of RocksDB 6.29.5");
     }
 }

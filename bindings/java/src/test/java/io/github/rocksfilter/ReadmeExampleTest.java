@@ -14,6 +14,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -47,9 +48,10 @@ class ReadmeExampleTest {
         // BEGIN README SST EXAMPLE
         try (Sst sst = Sst.open(path)) {                // memory-mapped; block checksums verified
             boolean maybe = sst.mayMatch(key);          // false: the file certainly lacks the key
+            boolean[] both = sst.mayMatchBatch(new byte[][] {key, "durian".getBytes(UTF_8)}); // one native call
             SstProperties p = sst.properties();         // format_version, checksum type, filter policy, ...
             out.println(sst.filterType() + " " + p.filterPolicy() + " format_version=" + p.formatVersion()
-                    + " maybe=" + maybe);
+                    + " maybe=" + maybe + " batch=" + Arrays.toString(both));
             sst.fullFilter().ifPresent(f -> { // empty if partitioned
                 try (f) {
                     out.println(f.kind() + " filter of " + f.bytes().length + " bytes");
@@ -77,7 +79,7 @@ class ReadmeExampleTest {
         sstExample(path, "apple".getBytes(UTF_8), new PrintStream(buf, true, StandardCharsets.UTF_8));
         String printed = buf.toString(StandardCharsets.UTF_8).trim();
         System.out.println("README SST example printed: " + printed);
-        assertEquals("FULL bloomfilter format_version=5 maybe=true\nFAST_LOCAL_BLOOM filter of 69 bytes", printed);
+        assertEquals("FULL bloomfilter format_version=5 maybe=true batch=[true, false]\nFAST_LOCAL_BLOOM filter of 69 bytes", printed);
     }
 
     @Test

@@ -1,0 +1,129 @@
+package io.github.rocksfilter.jmh;
+
+import io.github.rocksfilter.Filter;
+import io.github.rocksfilter.FilterBuilder;
+import io.github.rocksfilter.Policy;
+import io.github.rocksfilter.Sst;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The Java side of bench/bindings: the same targets and keys as the Go benchmarks'
+ * {@code BenchmarkBindings} (bindings/go/bench_batch_test.go), per key. {@code single} is one
+ * {@code mayMatch(byte[])}; {@code batch} one {@code mayMatchBatch(byte[][])} of 4096 keys
+ * (JMH divides by 4096: the score is ns per key).
+ *
+ * <p>Targets: {@code filter_bloom} and {@code filter_ribbon}, filters built here over 1,048,576 keys
+ * {@code key-%08d} at 10 bits per key (the same blocks the Go benchmarks build); {@code sst_*}, the
+ * 200,000-key SST files the Go benchmarks write (RocksDB 7.8.3) into the directory named by the
+ * system property {@code rocksfilter.bench.sstDir} (bench/bindings runs Go first). Probes: 1,048,576
+ * keys, alternately present and absent ({@code abs-%08d}), picked by the same xorshift32 sequence as
+ * the Go side, each its own {@code byte[]}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class BindingsBenchmark {
+    static final int PROBES = 1 << 20;
+    static final int BATCH = 4096;
+
+    @Param({"filter_bloom", "filter_ribbon", "sst_full_bloom", "sst_full_ribbon", "sst_partitioned_bloom",
+        "sst_partitioned_ribbon"})
+    public String target;
+
+    Filter filter;
+    Sst sst;
+    byte[][] probes;
+    byte[][][] batches;
+    int next;
+
+    static byte[][] keys(String prefix, int n) {
+        byte[][] k = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            k[i] = String.format("%s%08d", prefix, i).getBytes(StandardCharsets.UTF_8);
+        }
+        return k;
+    }
+
+    /** bindings/go shuffledProbes: alternately present[x % n] and absent[x % n], x a xorshift32 sequence. */
+    static byte[][] probes(byte[][] present, byte[][] absent) {
+        byte[][] p = new byte[PROBES][];
+        int x = (int) 2463534242L;
+        for (int i = 0; i < PROBES; i++) {
+            x ^= x << 13;
+            x ^= x >>> 17;
+            x ^= x << 5;
+            long u = Integer.toUnsignedLong(x);
+            p[i] = (i % 2 == 0 ? present[(int) (u % present.length)] : absent[(int) (u % absent.length)]).clone();
+        }
+        return p;
+    }
+
+    @Setup(Level.Trial)
+    public void setup() throws Exception {
+        int n;
+        if (target.startsWith("filter_")) {
+            n = 1 << 20;
+            byte[][] keys = keys("key-", n);
+            try (FilterBuilder b = new FilterBuilder(target.endsWith("bloom") ? Policy.BLOOM : Policy.RIBBON, 10)) {
+                for (byte[] k : keys) {
+                    b.add(k);
+                }
+                filter = Filter.load(b.finish());
+            }
+            probes = probes(keys, keys("abs-", n));
+        } else {
+            n = 200_000;
+            String dir = System.getProperty("rocksfilter.bench.sstDir");
+            if (dir == null) {
+                throw new IllegalStateException("-Drocksfilter.bench.sstDir=DIR (the SST files bench/bindings writes) is not set");
+            }
+            Path p = Path.of(dir, target + ".sst");
+            if (!Files.exists(p)) {
+                throw new IllegalStateException(p + " is missing: bench/bindings writes it (the Go benchmarks do)");
+            }
+            sst = Sst.open(p);
+            probes = probes(keys("key-", n), keys("abs-", n));
+        }
+        batches = new byte[PROBES / BATCH][][];
+        for (int i = 0; i < batches.length; i++) {
+            batches[i] = java.util.Arrays.copyOfRange(probes, i * BATCH, (i + 1) * BATCH);
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        if (filter != null) {
+            filter.close();
+        }
+        if (sst != null) {
+            sst.close();
+        }
+    }
+
+    @Benchmark
+    public boolean single() {
+        byte[] k = probes[next++ & (PROBES - 1)];
+        return filter != null ? filter.mayMatch(k) : sst.mayMatch(k);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public boolean[] batch() {
+        byte[][] b = batches[next++ & (batches.length - 1)];
+        return filter != null ? filter.mayMatchBatch(b) : sst.mayMatchBatch(b);
+    }
+}
