@@ -619,13 +619,15 @@ int main(int argc, char** argv) {
     std::unique_ptr<bool[]> res(new bool[kMaxBatch]);
     const size_t kChunk = 16384;
     for (size_t r = 0; r < rounds; ++r) {
-      for (size_t c0 = 0; c0 < qn; c0 += kChunk) {
-        size_t c1 = std::min(qn, c0 + kChunk);
+      // As in the main loop: turns rotate, and each side queries a chunk
+      // a third of the query set away from the others'.
+      const size_t nch = (qn + kChunk - 1) / kChunk, stride = std::max<size_t>(1, nch / 3);
+      for (size_t ci = 0; ci < nch; ++ci) {
         for (int k = 0; k < 2; ++k) {
-          Copy& c = copies[(k + r + c0 / kChunk) % 2];
-          // Ours, RocksDB's reader and the floor, who goes first rotating.
+          Copy& c = copies[(k + r + ci) % 2];
           for (int pos = 0; pos < 3; ++pos) {
-            int who = static_cast<int>((pos + r + c0 / kChunk) % 3);
+            int who = static_cast<int>((pos + r + ci) % 3);
+            size_t c0 = ((ci + who * stride) % nch) * kChunk, c1 = std::min(qn, c0 + kChunk);
             double t1 = NowNs();
             if (who == 2) {
               g_sink += FloorQueries(false, c.data, out_len, c0, c1, len, q, hashes);
@@ -769,12 +771,15 @@ int main(int argc, char** argv) {
             double other = 0;
             uint64_t cother = 0;
             per = 0;
-            for (size_t c0 = 0; c0 < qn; c0 += kChunk) {
-              size_t c1 = std::min(qn, c0 + kChunk);
-              // Three turns per chunk, rotating who goes first: the
-              // side after another finds some of the chunk's lines cached.
+            // Three turns per step, who goes first rotating, each side on
+            // a chunk a third of the query set away from the others' (so
+            // no side finds the lines another just pulled in); over a
+            // round every side queries every chunk once.
+            const size_t nch = (qn + kChunk - 1) / kChunk, stride = std::max<size_t>(1, nch / 3);
+            for (size_t ci = 0; ci < nch; ++ci) {
               for (int pos = 0; pos < 3; ++pos) {
-                int who = static_cast<int>((pos + c0 / kChunk + r) % 3);  // 0 ours, 1 RocksDB, 2 floor
+                int who = static_cast<int>((pos + ci + r) % 3);  // 0 ours, 1 RocksDB, 2 floor
+                size_t c0 = ((ci + who * stride) % nch) * kChunk, c1 = std::min(qn, c0 + kChunk);
                 if (who == 2) {
                   if (o == "hash") continue;
                   const std::vector<char>& fkeys = o == "query_miss" ? miss : qhit;
