@@ -1049,6 +1049,9 @@ impl<'a> Partitions<'a> {
         if p.is_empty() {
             return Err(format!("{what} at offset {} has no entries", handle.offset));
         }
+        // The lookup form of the separators, made now so that no query
+        // allocates (8 bytes per partition).
+        p.seps.prepare_lookups();
         Ok(p)
     }
 }

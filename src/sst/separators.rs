@@ -204,6 +204,12 @@ impl<'a> Separators<'a> {
         Ok(())
     }
 
+    /// Builds the heads [`Separators::key_range`] searches (otherwise
+    /// built by the first lookup): call once all separators are pushed.
+    pub(super) fn prepare_lookups(&self) {
+        self.heads();
+    }
+
     fn heads(&self) -> &Heads {
         self.heads.get_or_init(|| {
             let n = self.len();
