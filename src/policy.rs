@@ -143,8 +143,8 @@ impl BuilderOptions {
         BuilderOptions { policy, bits_per_key: 10.0, fp_rate: None, max_bytes: None, ribbon_failure: RibbonFailure::OneIn20 }
     }
 
-    /// RocksDB's bits/key (sanitised as [`BitsPerKey::new`] does); unused
-    /// when an FP rate or byte budget is set.
+    /// RocksDB's bits/key (sanitised as [`BitsPerKey::new`] does); unused,
+    /// and not checked, when an FP rate or byte budget is set.
     ///
     /// ```
     /// use rocksfilter::{BuilderOptions, Policy};
@@ -249,7 +249,6 @@ impl BuilderOptions {
 
     /// Checks the combination and resolves it into what `Plan` sizes by.
     pub(crate) fn sizer(&self) -> Result<Sizer> {
-        let bits = BitsPerKey::new(self.bits_per_key)?;
         let target = match (self.fp_rate, self.max_bytes) {
             (Some(_), Some(_)) => {
                 return Err(Error::invalid("an FP rate and a byte budget exclude each other: give one"));
@@ -270,6 +269,12 @@ impl BuilderOptions {
                 Target::MaxBytes(b)
             }
             (None, None) => Target::Bits,
+        };
+        // Bits/key sizes nothing when a target or budget does: not checked
+        // then (RocksDB's default stands in for a value it would refuse).
+        let bits = match target {
+            Target::Bits => BitsPerKey::new(self.bits_per_key)?,
+            _ => BitsPerKey::new(self.bits_per_key).or_else(|_| BitsPerKey::new(10.0))?,
         };
         if self.policy == Policy::LegacyBloom && target != Target::Bits {
             return Err(Error::invalid(
@@ -531,5 +536,6 @@ mod tests {
         assert!(o.max_bytes(68).sizer().is_err());
         assert!(BuilderOptions::new(Policy::LegacyBloom).fp_rate(0.01).sizer().is_err());
         assert!(o.bits_per_key(0.4).sizer().is_err());
+        assert!(o.bits_per_key(0.0).fp_rate(0.01).sizer().is_ok()); // bits/key unused
     }
 }
