@@ -409,6 +409,27 @@ impl FilterBuilder {
         (plan.len(), plan.estimated_fp_rate(num_entries))
     }
 
+    /// The kind of block `finish` would write for `num_entries` entries,
+    /// from the same plan as [`estimate`](Self::estimate): a Ribbon builder
+    /// writes a Bloom block where RocksDB's policy falls back to one (small
+    /// filters where Bloom is smaller, more than 950 million entries).
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Kind, Policy};
+    /// let b = FilterBuilder::new(Policy::Ribbon, 10.0)?;
+    /// assert_eq!(b.planned_kind(1_000_000), Kind::Standard128Ribbon);
+    /// assert_eq!(b.planned_kind(10), Kind::FastLocalBloom); // Bloom is smaller
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
+    pub fn planned_kind(&self, num_entries: usize) -> crate::Kind {
+        match self.plan(num_entries) {
+            Plan::Empty => crate::Kind::AlwaysFalse,
+            Plan::FastLocal(_) => crate::Kind::FastLocalBloom,
+            Plan::Ribbon(_) => crate::Kind::Standard128Ribbon,
+            Plan::Legacy { .. } => crate::Kind::LegacyBloom,
+        }
+    }
+
     /// A FastLocalBloom block written directly from the keys, without
     /// buffering their hashes (RocksDB's builder buffers 64 bits per key
     /// first): the size is known from `keys.len()`, so every hash goes
