@@ -162,7 +162,8 @@ impl FilterBuilder {
         self.sizer.policy
     }
 
-    /// The sanitised bits/key setting.
+    /// The sanitised bits/key setting (which sizes nothing when the builder
+    /// was made with an FP rate or a byte budget).
     ///
     /// ```
     /// use rocksfilter::{FilterBuilder, Policy};

@@ -149,8 +149,6 @@ final class Native {
     // ---- builder ----
     static final MethodHandle BUILDER_NEW = downcall("rocksfilter_builder_new",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_DOUBLE, ADDRESS, ADDRESS));
-    static final MethodHandle BUILDER_NEW_WITH_OPTIONS = downcall("rocksfilter_builder_new_with_options",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle BUILDER_ADD_KEY = critical("rocksfilter_builder_add_key",
             FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, SIZE_T));
     static final MethodHandle BUILDER_ADD_KEY_AND_ALT = critical("rocksfilter_builder_add_key_and_alt",
@@ -163,6 +161,9 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle BUILDER_FREE = downcall("rocksfilter_builder_free",
             FunctionDescriptor.ofVoid(ADDRESS));
+    // After the 0.1 builder calls, so that a 0.1 library's "lacks ..." message starts as before.
+    static final MethodHandle BUILDER_NEW_WITH_OPTIONS = downcall("rocksfilter_builder_new_with_options",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle BYTES_FREE = downcall("rocksfilter_bytes_free",
             FunctionDescriptor.ofVoid(ADDRESS, SIZE_T));
     static final MethodHandle STRING_FREE = downcall("rocksfilter_string_free",
