@@ -758,6 +758,114 @@ static void test_sst_misuse(void) {
     rocksfilter_sst_free(NULL);
 }
 
+/* Builds keys[0, n) with a builder from *o (status of new or finish). */
+static rocksfilter_status build_opts(const rocksfilter_builder_options *o, size_t n, uint8_t **out, size_t *out_len,
+                                     char **err) {
+    rocksfilter_builder *b = NULL;
+    *out = NULL;
+    *out_len = 0;
+    rocksfilter_status s = rocksfilter_builder_new_with_options(o, &b, err);
+    if (s != ROCKSFILTER_OK) return s;
+    for (size_t i = 0; i < n; i++) rocksfilter_builder_add_key(b, keys[i], sizeof keys[i]);
+    s = rocksfilter_builder_finish(b, out, out_len, err);
+    rocksfilter_builder_free(b);
+    return s;
+}
+
+static void test_builder_options(void) {
+    uint8_t *want, *got;
+    size_t want_len, got_len;
+    char *err = NULL;
+    /* Only policy and bits/key: exactly rocksfilter_builder_new's blocks. */
+    const rocksfilter_policy pols[] = {ROCKSFILTER_POLICY_BLOOM, ROCKSFILTER_POLICY_RIBBON,
+                                       ROCKSFILTER_POLICY_LEGACY_BLOOM};
+    for (size_t i = 0; i < 3; i++) {
+        if (pols[i] == ROCKSFILTER_POLICY_RIBBON && !ribbon_supported) continue;
+        rocksfilter_builder_options o;
+        memset(&o, 0, sizeof o);
+        o.struct_size = sizeof o;
+        o.policy = pols[i];
+        o.bits_per_key = 7.5;
+        CHECK(build(pols[i], 7.5, 0, NKEYS, &want, &want_len) == ROCKSFILTER_OK, "build");
+        CHECK(build_opts(&o, NKEYS, &got, &got_len, NULL) == ROCKSFILTER_OK, "build_opts");
+        CHECK(same(want, want_len, got, got_len), "policy %d: options with bits/key only differ from builder_new",
+              (int)pols[i]);
+        rocksfilter_bytes_free(got, got_len);
+        /* An older, shorter struct (through bits_per_key): the rest reads as 0. */
+        o.struct_size = 16;
+        o.fp_rate = 0.5; /* beyond the caller's struct_size: not read */
+        CHECK(build_opts(&o, NKEYS, &got, &got_len, NULL) == ROCKSFILTER_OK, "short struct");
+        CHECK(same(want, want_len, got, got_len), "policy %d: short struct_size read past its end", (int)pols[i]);
+        rocksfilter_bytes_free(got, got_len);
+        rocksfilter_bytes_free(want, want_len);
+    }
+    /* A target FP rate and a byte budget: blocks that meet them and load. */
+    for (size_t i = 0; i < 2; i++) {
+        if (pols[i] == ROCKSFILTER_POLICY_RIBBON && !ribbon_supported) continue;
+        rocksfilter_builder_options o;
+        memset(&o, 0, sizeof o);
+        o.struct_size = sizeof o;
+        o.policy = pols[i];
+        o.fp_rate = 0.01;
+        o.ribbon_failure_one_in = 1000;
+        CHECK(build_opts(&o, NKEYS, &got, &got_len, NULL) == ROCKSFILTER_OK, "fp_rate");
+        rocksfilter_filter *f = NULL;
+        CHECK(rocksfilter_filter_load(got, got_len, &f, NULL) == ROCKSFILTER_OK, "load");
+        double fp = rocksfilter_filter_estimated_fp_rate(f, NKEYS);
+        CHECK(fp <= 0.01 * 1.001 && fp > 0.005, "policy %d: estimate %g for a 1%% target", (int)pols[i], fp);
+        int all = 1;
+        for (size_t k = 0; k < NKEYS; k++) all &= rocksfilter_filter_may_match(f, keys[k], sizeof keys[k]);
+        CHECK(all, "policy %d: a key is absent", (int)pols[i]);
+        rocksfilter_filter_free(f);
+        rocksfilter_bytes_free(got, got_len);
+        o.fp_rate = 0;
+        o.max_bytes = 2048;
+        CHECK(build_opts(&o, NKEYS, &got, &got_len, NULL) == ROCKSFILTER_OK, "max_bytes");
+        CHECK(got_len <= 2048 && got_len > 2048 - 64, "policy %d: %zu bytes for a 2048-byte budget", (int)pols[i],
+              got_len);
+        rocksfilter_bytes_free(got, got_len);
+    }
+    /* Misuse: each is INVALID_ARGUMENT with a message and *out NULL. */
+    struct {
+        uint32_t struct_size, policy;
+        double bpk, fp;
+        uint64_t max_bytes;
+        uint32_t one_in, reserved;
+    } bad[] = {
+        {4, ROCKSFILTER_POLICY_BLOOM, 10, 0, 0, 0, 0},           /* struct_size below 8 */
+        {0, 9, 10, 0, 0, 0, 0},                                  /* unknown policy */
+        {0, ROCKSFILTER_POLICY_BLOOM, 0, 0, 0, 0, 0},            /* bits/key 0, nothing else */
+        {0, ROCKSFILTER_POLICY_BLOOM, 10, 1.0, 0, 0, 0},         /* FP rate 1 */
+        {0, ROCKSFILTER_POLICY_BLOOM, 10, -0.5, 0, 0, 0},        /* FP rate < 0 */
+        {0, ROCKSFILTER_POLICY_BLOOM, 10, 0.01, 4096, 0, 0},     /* both */
+        {0, ROCKSFILTER_POLICY_BLOOM, 10, 0, 68, 0, 0},          /* budget < 69 */
+        {0, ROCKSFILTER_POLICY_LEGACY_BLOOM, 10, 0.01, 0, 0, 0}, /* legacy + target */
+        {0, ROCKSFILTER_POLICY_RIBBON, 10, 0, 0, 100, 0},        /* no 1-in-100 table */
+        {0, ROCKSFILTER_POLICY_RIBBON, 10, 0, 0, 0, 1},          /* reserved */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rocksfilter_builder_options o;
+        memset(&o, 0, sizeof o);
+        o.struct_size = bad[i].struct_size ? bad[i].struct_size : (uint32_t)sizeof o;
+        o.policy = bad[i].policy;
+        o.bits_per_key = bad[i].bpk;
+        o.fp_rate = bad[i].fp;
+        o.max_bytes = bad[i].max_bytes;
+        o.ribbon_failure_one_in = bad[i].one_in;
+        o.reserved = bad[i].reserved;
+        rocksfilter_builder *b = (rocksfilter_builder *)&o; /* must be reset to NULL */
+        rocksfilter_status s = rocksfilter_builder_new_with_options(&o, &b, &err);
+        CHECK(s == ROCKSFILTER_INVALID_ARGUMENT && b == NULL && err != NULL && err[0], "bad options %zu -> %s", i,
+              st_name(s));
+        rocksfilter_string_free(err);
+        err = NULL;
+    }
+    rocksfilter_builder *b = NULL;
+    CHECK(rocksfilter_builder_new_with_options(NULL, &b, &err) == ROCKSFILTER_INVALID_ARGUMENT && err != NULL,
+          "NULL options");
+    rocksfilter_string_free(err);
+}
+
 int main(int argc, char **argv) {
     verbose = argc > 1 && !strcmp(argv[1], "-v");
     for (size_t i = 0; i < NKEYS; i++)
@@ -776,6 +884,7 @@ int main(int argc, char **argv) {
     test_version_and_hash();
     test_builder_misuse();
     test_builder_semantics();
+    test_builder_options();
     test_filter_load();
     test_info_and_data();
     test_sst_misuse();

@@ -1,12 +1,14 @@
 /*
  * rocksfilter C compatibility test against real RocksDB.
  *
- *   build/compat {bloom|legacy|ribbon|prefix|all}... [-v] [-k]
+ *   build/compat {bloom|legacy|ribbon|prefix|sized|all}... [-v] [-k]
  *
  * Groups: bloom (format_version 5 FastLocalBloom), legacy (format_version 4
  * legacy Bloom), ribbon (ribbon_hybrid(bpk, -1)), prefix (all three policies
  * with a fixed-length prefix extractor: RocksDB adds key and prefix, we call
- * rocksfilter_builder_add_key_and_alt). "all" = all four.
+ * rocksfilter_builder_add_key_and_alt), sized (blocks sized by FP target,
+ * byte budget or banding table, judged by the oracle alone: see run_sized).
+ * "all" = all five.
  *
  * For each case: generate deterministic keys, write an SST with RocksDB
  * 7.8.3's SstFileWriter, extract its full filter block, build the same filter
@@ -849,19 +851,130 @@ static void ribbon_cases(void) {
     add_full(G_RIBBON, 10, 87, SHAPE_FIXED20, 0, SPECIAL_LEGACY_HASH_COLLISION);
 }
 
+/* ------------------------------------------------------------------ */
+/* Group "sized": blocks sized by a target FP rate, a byte budget or a
+ * Ribbon banding table (rocksfilter_builder_new_with_options) have no RocksDB
+ * writer to compare with, so RocksDB 11.12's own reader code (the oracle)
+ * judges them: it must pick the same kind of reader, find every key, and
+ * answer exactly as rocksfilter on 100,000 absent keys; the FP rate it gives
+ * must be within a binomial 4-sigma band (plus 3 / absent) of the block's
+ * estimate, and of the target when there is one. */
+
+static void run_sized(void) {
+    static const struct {
+        const char *name;
+        rocksfilter_policy policy;
+        double fp_rate;
+        uint64_t max_bytes;
+        uint32_t one_in;
+    } opts[] = {
+        {"bloom fp=1%", ROCKSFILTER_POLICY_BLOOM, 0.01, 0, 0},
+        {"bloom fp=0.1%", ROCKSFILTER_POLICY_BLOOM, 0.001, 0, 0},
+        {"bloom fp=30%", ROCKSFILTER_POLICY_BLOOM, 0.3, 0, 0},
+        {"bloom max_bytes=8192", ROCKSFILTER_POLICY_BLOOM, 0, 8192, 0},
+        {"ribbon fp=1%", ROCKSFILTER_POLICY_RIBBON, 0.01, 0, 0},
+        {"ribbon fp=1% 1-in-1000", ROCKSFILTER_POLICY_RIBBON, 0.01, 0, 1000},
+        {"ribbon fp=0.1% 1-in-2", ROCKSFILTER_POLICY_RIBBON, 0.001, 0, 2},
+        {"ribbon fp=30%", ROCKSFILTER_POLICY_RIBBON, 0.3, 0, 0},
+        {"ribbon max_bytes=8192", ROCKSFILTER_POLICY_RIBBON, 0, 8192, 0},
+        {"ribbon max_bytes=8192 1-in-1000", ROCKSFILTER_POLICY_RIBBON, 0, 8192, 1000},
+        {"ribbon 10 bits/key 1-in-1000", ROCKSFILTER_POLICY_RIBBON, 0, 0, 1000},
+    };
+    static const size_t counts[] = {1, 300, 5000, 40000};
+    for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++)
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            size_t n = counts[c];
+            msgbuf m = {0};
+            keyset ks = {0}, absent = {0};
+            keyset_generate(&ks, SHAPE_FIXED20, n, 0x51ed0000u + n);
+            keyset_generate(&absent, SHAPE_FIXED19, NUM_ABSENT, 0xab5e0000u + n);
+            rocksfilter_builder_options bo;
+            memset(&bo, 0, sizeof bo);
+            bo.struct_size = sizeof bo;
+            bo.policy = opts[o].policy;
+            bo.bits_per_key = 10;
+            bo.fp_rate = opts[o].fp_rate;
+            bo.max_bytes = opts[o].max_bytes;
+            bo.ribbon_failure_one_in = opts[o].one_in;
+            rocksfilter_builder *b = NULL;
+            uint8_t *block = NULL;
+            size_t len = 0;
+            rocksfilter_filter *f = NULL;
+            char *err = NULL;
+            if (rocksfilter_builder_new_with_options(&bo, &b, &err) != ROCKSFILTER_OK) {
+                msg(&m, "new_with_options: %s", err);
+                goto done;
+            }
+            for (size_t i = 0; i < n; i++) rocksfilter_builder_add_key(b, keyset_key(&ks, i), ks.len[i]);
+            if (rocksfilter_builder_finish(b, &block, &len, &err) != ROCKSFILTER_OK) {
+                msg(&m, "finish: %s", err);
+                goto done;
+            }
+            if (rocksfilter_filter_load(block, len, &f, &err) != ROCKSFILTER_OK) {
+                msg(&m, "load: %s", err);
+                goto done;
+            }
+#ifdef COMPAT_TAMPER /* the oracle sees another probe count / block count */
+            if (len > 5) block[len - 3] ^= 0x01;
+#endif
+            int kind = (int)rocksfilter_filter_kind(f);
+            if (oracle_filter_kind(block, len) != kind)
+                msg(&m, "oracle reads kind %d, rocksfilter %d", oracle_filter_kind(block, len), kind);
+            if (kind != ROCKSFILTER_KIND_FAST_LOCAL_BLOOM && kind != ROCKSFILTER_KIND_STANDARD128_RIBBON)
+                msg(&m, "kind %d", kind);
+            if (opts[o].max_bytes && len > opts[o].max_bytes) msg(&m, "%zu bytes over the budget", len);
+            size_t missing = 0, differ = 0, fp = 0;
+            for (size_t i = 0; i < n; i++) missing += !oracle_filter_may_match(block, len, keyset_key(&ks, i), ks.len[i]);
+            for (size_t i = 0; i < absent.n; i++) {
+                int o_ans = oracle_filter_may_match(block, len, keyset_key(&absent, i), absent.len[i]);
+                int r_ans = rocksfilter_filter_may_match(f, keyset_key(&absent, i), absent.len[i]);
+                differ += o_ans != r_ans;
+                fp += (size_t)o_ans;
+            }
+            if (missing) msg(&m, "the oracle misses %zu of %zu keys", missing, n);
+            if (differ) msg(&m, "%zu absent keys answered differently", differ);
+            double measured = (double)fp / NUM_ABSENT, est = rocksfilter_filter_estimated_fp_rate(f, n);
+            double band = 4 * sqrt(est * (1 - est) / NUM_ABSENT) + 3.0 / NUM_ABSENT;
+            if (fabs(measured - est) > band) msg(&m, "oracle's FP rate %.5f, estimate %.5f", measured, est);
+            if (opts[o].fp_rate) {
+                double t = opts[o].fp_rate;
+                if (est > t * 1.001) msg(&m, "estimate %.5f above the target", est);
+                if (measured > t + 4 * sqrt(t * (1 - t) / NUM_ABSENT) + 3.0 / NUM_ABSENT)
+                    msg(&m, "oracle's FP rate %.5f above the target", measured);
+            }
+            if (!m.used) {
+                passed++;
+                printf("PASS sized %-32s n=%-6zu %8zu bytes  kind %d  oracle FP %.4f%%  estimate %.4f%%\n",
+                       opts[o].name, n, len, kind, 100 * measured, 100 * est);
+            }
+        done:
+            if (m.used) {
+                failed++;
+                printf("FAIL sized %s n=%zu: %s\n", opts[o].name, n, m.buf);
+            }
+            rocksfilter_string_free(err);
+            rocksfilter_filter_free(f);
+            rocksfilter_bytes_free(block, len);
+            rocksfilter_builder_free(b);
+            keyset_free(&ks);
+            keyset_free(&absent);
+        }
+}
+
 static void usage(const char *argv0) {
-    fprintf(stderr, "usage: %s {bloom|legacy|ribbon|prefix|all}... [-v] [-k]\n", argv0);
+    fprintf(stderr, "usage: %s {bloom|legacy|ribbon|prefix|sized|all}... [-v] [-k]\n", argv0);
     exit(2);
 }
 
 int main(int argc, char **argv) {
     int want[G_COUNT] = {0, 0, 0};
-    int any = 0, want_prefix = 0;
+    int any = 0, want_prefix = 0, want_sized = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "-k")) keep_files = 1;
-        else if (!strcmp(argv[i], "all")) want[G_BLOOM] = want[G_LEGACY] = want[G_RIBBON] = want_prefix = any = 1;
+        else if (!strcmp(argv[i], "all")) want[G_BLOOM] = want[G_LEGACY] = want[G_RIBBON] = want_prefix = want_sized = any = 1;
         else if (!strcmp(argv[i], "prefix")) want_prefix = any = 1;
+        else if (!strcmp(argv[i], "sized")) want_sized = any = 1;
         else {
             int found = 0;
             for (int g = 0; g < G_COUNT; g++)
@@ -883,6 +996,7 @@ int main(int argc, char **argv) {
            ncases, dir);
     double t0 = now_seconds();
     for (size_t i = 0; i < ncases; i++) run_case(&cases[i], (unsigned)i);
+    if (want_sized) run_sized();
     if (!keep_files) rmdir(dir);
     free(dir);
     free(cases);

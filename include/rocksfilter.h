@@ -185,6 +185,63 @@ typedef struct rocksfilter_filter rocksfilter_filter;
 typedef struct rocksfilter_sst rocksfilter_sst;
 
 /**
+ * How rocksfilter_builder_new_with_options() sizes a builder's blocks.
+ * Like rocksfilter_filter_info_ex, this struct can grow: fields are only
+ * ever added at the end, and the caller says how many bytes it has.
+ *
+ * Zero-initialise it (`= {0}` or memset), set `struct_size =
+ * sizeof(rocksfilter_builder_options)` and `policy`, then at most one of
+ * `fp_rate` and `max_bytes` (else `bits_per_key`). Zero means "not set" for
+ * every field after `policy`, so a program compiled against an older,
+ * shorter header keeps working with a newer library: the library reads
+ * only the whole fields within `struct_size` bytes and treats the rest as
+ * zero. It never writes to the struct and does not keep it.
+ *
+ * With only `policy` and `bits_per_key` set, the builder is exactly the one
+ * rocksfilter_builder_new(policy, bits_per_key) makes: RocksDB's blocks.
+ */
+typedef struct rocksfilter_builder_options {
+  /**
+   * Bytes the caller provides: `sizeof(rocksfilter_builder_options)`
+   * (at least 8, the first two fields).
+   */
+  uint32_t struct_size;
+  /**
+   * A `rocksfilter_policy` value.
+   */
+  uint32_t policy;
+  /**
+   * RocksDB's bits/key (sanitised as rocksfilter_builder_new() does:
+   * below 0.5 is ROCKSFILTER_INVALID_ARGUMENT). Used only when neither
+   * `fp_rate` nor `max_bytes` is set; then ignored, whatever its value.
+   */
+  double bits_per_key;
+  /**
+   * 0: not set. Otherwise a target FP rate strictly between 0 and 1.
+   * Bloom: the smallest block whose estimated FP rate meets it; Ribbon:
+   * RocksDB's column split for that rate. Not for the legacy Bloom.
+   */
+  double fp_rate;
+  /**
+   * 0: not set. Otherwise a byte budget (the 5-byte trailer included, at
+   * least 69): the most accurate block that fits. Not for the legacy
+   * Bloom. Setting both this and `fp_rate` is ROCKSFILTER_INVALID_ARGUMENT.
+   */
+  uint64_t max_bytes;
+  /**
+   * Ribbon only (ignored by the Bloom policies): size the slots so that
+   * one seed fails to solve 1 time in this many: 2, 20 or 1000 (RocksDB's
+   * banding tables); 0 means 20, RocksDB's own. Other values are
+   * ROCKSFILTER_INVALID_ARGUMENT.
+   */
+  uint32_t ribbon_failure_one_in;
+  /**
+   * Must be 0 (keeps the size a multiple of 8).
+   */
+  uint32_t reserved;
+} rocksfilter_builder_options;
+
+/**
  * Geometry of a loaded filter, filled by `rocksfilter_filter_get_info`.
  */
 typedef struct rocksfilter_filter_info {
@@ -370,6 +427,25 @@ rocksfilter_status rocksfilter_builder_new(rocksfilter_policy policy,
                                            double bits_per_key,
                                            struct rocksfilter_builder **out,
                                            char **errptr);
+
+/**
+ * Creates a builder sized by `*options` (see rocksfilter_builder_options):
+ * RocksDB's bits/key, a target FP rate or a byte budget, and for Ribbon the
+ * chance that one seed fails to solve. The library reads `*options` during
+ * the call only; the caller keeps ownership of it.
+ *
+ * ROCKSFILTER_INVALID_ARGUMENT, with a message, for NULL `options`, a
+ * `struct_size` below 8, an unknown policy, a bad bits/key (when used), an
+ * FP rate outside (0, 1), `max_bytes` below 69 or above SIZE_MAX, both an FP
+ * rate and `max_bytes`, either with the legacy Bloom, an unsupported
+ * `ribbon_failure_one_in`, or a non-zero `reserved`.
+ *
+ * On success `*out` receives a builder the caller owns and frees with
+ * rocksfilter_builder_free(); on failure `*out` is set to NULL.
+ */
+rocksfilter_status rocksfilter_builder_new_with_options(const struct rocksfilter_builder_options *options,
+                                                        struct rocksfilter_builder **out,
+                                                        char **errptr);
 
 /**
  * Adds a key (`len` bytes at `key`; NULL allowed when len is 0). The bytes

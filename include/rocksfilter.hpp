@@ -364,6 +364,14 @@ class Builder {
         rocksfilter_builder_new(static_cast<rocksfilter_policy>(policy), bits_per_key, &h_, err.out());
     detail::check(s, err, "rocksfilter_builder_new");
   }
+  /* Sized by `options` (rocksfilter_builder_options: value-initialise it, set struct_size =
+     sizeof(rocksfilter_builder_options) and policy, then fp_rate or max_bytes, or bits_per_key).
+     Throws Error (INVALID_ARGUMENT) for options the library refuses. */
+  explicit Builder(const rocksfilter_builder_options &options) {
+    detail::ErrPtr err;
+    const rocksfilter_status s = rocksfilter_builder_new_with_options(&options, &h_, err.out());
+    detail::check(s, err, "rocksfilter_builder_new_with_options");
+  }
   /* Takes ownership of a handle from the C API. */
   explicit Builder(rocksfilter_builder *handle) noexcept : h_(handle) {}
   Builder(Builder &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::format::METADATA_LEN;
 use crate::hash::chunks::Chunks;
 use crate::hash::{bloom_hash, hash64};
-use crate::policy::{BitsPerKey, Plan, Policy};
+use crate::policy::{BitsPerKey, BuilderOptions, Plan, Policy, Sizer};
 use crate::ribbon;
 
 /// Hash entries with RocksDB's collapsing of adjacent duplicates.
@@ -86,8 +86,8 @@ enum State {
 /// ```
 #[derive(Clone, Debug)]
 pub struct FilterBuilder {
-    policy: Policy,
-    bits: BitsPerKey,
+    /// Policy, bits/key and any FP target, budget or banding table.
+    sizer: Sizer,
     state: State,
     /// A misuse that can only be reported at `finish` (see `add_hash`).
     deferred_error: Option<Error>,
@@ -119,12 +119,36 @@ impl FilterBuilder {
     /// assert_eq!(FilterBuilder::new(Policy::Bloom, 0.4).unwrap_err().kind(), ErrorKind::InvalidArgument);
     /// ```
     pub fn new(policy: Policy, bits_per_key: f64) -> Result<Self> {
-        let bits = BitsPerKey::new(bits_per_key)?;
-        let state = match policy {
+        Ok(Self::with_sizer(Sizer::rocksdb(policy, BitsPerKey::new(bits_per_key)?)))
+    }
+
+    /// A builder sized by `options`: RocksDB's bits/key, or a target FP
+    /// rate, or a byte budget, and for Ribbon a banding table (see
+    /// [`BuilderOptions`]). With only a policy and bits/key it writes what
+    /// [`new`](Self::new) writes. Invalid combinations (an FP rate and a
+    /// budget, an FP rate outside (0, 1), a budget under 69 bytes, a target
+    /// or budget for the legacy Bloom) are invalid-argument errors.
+    ///
+    /// ```
+    /// use rocksfilter::{BuilderOptions, Filter, FilterBuilder, Policy};
+    /// let mut b = FilterBuilder::with_options(&BuilderOptions::new(Policy::Bloom).max_bytes(4096))?;
+    /// for i in 0..1000u32 { b.add_key(&i.to_le_bytes()); }
+    /// let block = b.finish()?;
+    /// assert_eq!(block.len(), 63 * 64 + 5); // the most cache lines that fit in 4096 bytes
+    /// assert!(Filter::new(&block)?.may_match(&7u32.to_le_bytes()));
+    /// assert!(FilterBuilder::with_options(&BuilderOptions::new(Policy::Bloom).fp_rate(1.5)).is_err());
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
+    pub fn with_options(options: &BuilderOptions) -> Result<Self> {
+        Ok(Self::with_sizer(options.sizer()?))
+    }
+
+    fn with_sizer(sizer: Sizer) -> Self {
+        let state = match sizer.policy {
             Policy::LegacyBloom => State::Legacy(Entries::default()),
             Policy::Bloom | Policy::Ribbon => State::Xxph3(Entries::default()),
         };
-        Ok(FilterBuilder { policy, bits, state, deferred_error: None })
+        FilterBuilder { sizer, state, deferred_error: None }
     }
 
     /// The policy this builder writes.
@@ -135,10 +159,11 @@ impl FilterBuilder {
     /// # Ok::<(), rocksfilter::Error>(())
     /// ```
     pub fn policy(&self) -> Policy {
-        self.policy
+        self.sizer.policy
     }
 
-    /// The sanitised bits/key setting.
+    /// The sanitised bits/key setting (which sizes nothing when the builder
+    /// was made with an FP rate or a byte budget).
     ///
     /// ```
     /// use rocksfilter::{FilterBuilder, Policy};
@@ -147,7 +172,7 @@ impl FilterBuilder {
     /// # Ok::<(), rocksfilter::Error>(())
     /// ```
     pub fn bits_per_key(&self) -> BitsPerKey {
-        self.bits
+        self.sizer.bits
     }
 
     /// Adds a key (adjacent duplicates collapse, as in RocksDB).
@@ -247,7 +272,7 @@ impl FilterBuilder {
             State::Xxph3(e) => e.hashes.first().unwrap_or(0),
             State::Legacy(_) => 0,
         };
-        Plan::new(self.policy, self.bits, num_entries, first)
+        Plan::new(&self.sizer, num_entries, first)
     }
 
     /// Bytes `finish` would produce for `num_entries` entries (RocksDB's
@@ -316,8 +341,9 @@ impl FilterBuilder {
                             return Ok(Some(block));
                         }
                         // All 256 seeds failed: RocksDB hands the entries
-                        // to its Bloom builder (same millibits).
-                        None => Plan::bloom(self.bits, hashes.len()),
+                        // to its Bloom builder (same millibits; here also
+                        // the same FP target or budget).
+                        None => Plan::bloom(&self.sizer, hashes.len()),
                     },
                     plan => plan,
                 };
@@ -382,6 +408,27 @@ impl FilterBuilder {
     pub fn estimate(&self, num_entries: usize) -> (usize, f64) {
         let plan = self.plan(num_entries);
         (plan.len(), plan.estimated_fp_rate(num_entries))
+    }
+
+    /// The kind of block `finish` would write for `num_entries` entries,
+    /// from the same plan as [`estimate`](Self::estimate): a Ribbon builder
+    /// writes a Bloom block where RocksDB's policy falls back to one (small
+    /// filters where Bloom is smaller, more than 950 million entries).
+    ///
+    /// ```
+    /// use rocksfilter::{FilterBuilder, Kind, Policy};
+    /// let b = FilterBuilder::new(Policy::Ribbon, 10.0)?;
+    /// assert_eq!(b.planned_kind(1_000_000), Kind::Standard128Ribbon);
+    /// assert_eq!(b.planned_kind(10), Kind::FastLocalBloom); // Bloom is smaller
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
+    pub fn planned_kind(&self, num_entries: usize) -> crate::Kind {
+        match self.plan(num_entries) {
+            Plan::Empty => crate::Kind::AlwaysFalse,
+            Plan::FastLocal(_) => crate::Kind::FastLocalBloom,
+            Plan::Ribbon(_) => crate::Kind::Standard128Ribbon,
+            Plan::Legacy { .. } => crate::Kind::LegacyBloom,
+        }
     }
 
     /// A FastLocalBloom block written directly from the keys, without

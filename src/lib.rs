@@ -52,7 +52,8 @@ pub use builder::FilterBuilder;
 pub use error::{Error, ErrorKind, Result};
 pub use filter::{Filter, FilterInfo, Kind};
 pub use hash::{bloom_hash, hash64};
-pub use policy::{BitsPerKey, Policy};
+pub use policy::{BitsPerKey, BuilderOptions, Policy};
+pub use ribbon::RibbonFailure;
 pub use sst::{ChecksumType, Sst, SstFilter, SstFilterType, SstOptions};
 
 /// This library's version (the crate version).

@@ -9,6 +9,7 @@ import "C"
 import (
 	"runtime"
 	"strconv"
+	"unsafe"
 )
 
 // Policy selects the filter a [Builder] writes, named after RocksDB's
@@ -61,7 +62,56 @@ func NewBuilder(policy Policy, bitsPerKey float64) (*Builder, error) {
 	var out *C.rocksfilter_builder
 	var msg *C.char
 	st := C.rocksfilter_builder_new(C.rocksfilter_policy(policy), C.double(bitsPerKey), &out, &msg)
-	if err := statusError("NewBuilder", st, msg); err != nil {
+	return newBuilder("NewBuilder", st, out, msg)
+}
+
+// BuilderOptions sizes the blocks of a Builder made by
+// [NewBuilderWithOptions] beyond RocksDB's bits/key. The zero value of
+// each field after Policy means "not set". With only Policy and BitsPerKey
+// set, the Builder is the one [NewBuilder] makes: RocksDB's blocks.
+type BuilderOptions struct {
+	// Policy is the filter to write.
+	Policy Policy
+	// BitsPerKey is RocksDB's bits/key, sanitised as [NewBuilder] does.
+	// Used only when neither FPRate nor MaxBytes is set.
+	BitsPerKey float64
+	// FPRate, when not 0, is a target false-positive rate strictly
+	// between 0 and 1: for Bloom the smallest block whose RocksDB
+	// estimate meets it, for Ribbon RocksDB's column split for that rate.
+	// Not for LegacyBloom.
+	FPRate float64
+	// MaxBytes, when not 0, is a byte budget (the 5-byte trailer
+	// included, at least 69): the most accurate block that fits. Not for
+	// LegacyBloom, and not together with FPRate.
+	MaxBytes uint64
+	// RibbonFailureOneIn (Ribbon only) sizes the slots for a 1-in-N chance
+	// that a seed fails to solve: 2, 20 or 1000, RocksDB's banding tables;
+	// 0 means 20, RocksDB's own.
+	RibbonFailureOneIn uint32
+}
+
+// NewBuilderWithOptions returns a Builder sized by o. Invalid options
+// (both FPRate and MaxBytes, FPRate outside (0, 1), MaxBytes below 69, a
+// target for LegacyBloom, a RibbonFailureOneIn without a RocksDB table, a
+// bad BitsPerKey when it is used) give an error matching
+// [ErrInvalidArgument].
+func NewBuilderWithOptions(o BuilderOptions) (*Builder, error) {
+	var c C.rocksfilter_builder_options
+	c.struct_size = C.uint32_t(unsafe.Sizeof(c))
+	c.policy = C.uint32_t(o.Policy)
+	c.bits_per_key = C.double(o.BitsPerKey)
+	c.fp_rate = C.double(o.FPRate)
+	c.max_bytes = C.uint64_t(o.MaxBytes)
+	c.ribbon_failure_one_in = C.uint32_t(o.RibbonFailureOneIn)
+	var out *C.rocksfilter_builder
+	var msg *C.char
+	st := C.rocksfilter_builder_new_with_options(&c, &out, &msg)
+	return newBuilder("NewBuilderWithOptions", st, out, msg)
+}
+
+// newBuilder wraps what a rocksfilter_builder_new* call returned.
+func newBuilder(op string, st C.rocksfilter_status, out *C.rocksfilter_builder, msg *C.char) (*Builder, error) {
+	if err := statusError(op, st, msg); err != nil {
 		return nil, err
 	}
 	b := &Builder{ptr: out}

@@ -705,3 +705,64 @@ func TestDeprecatedNames(t *testing.T) {
 			errors.Is(err, rocksfilter.ErrIO), errors.Is(err, rocksfilter.ErrIOError))
 	}
 }
+
+// Options with only a policy and bits/key give NewBuilder's bytes; a target
+// FP rate, a byte budget and 1-in-1000 banding give blocks that meet them;
+// invalid combinations are ErrInvalidArgument.
+func TestNewBuilderWithOptions(t *testing.T) {
+	build := func(b *rocksfilter.Builder, err error) []byte {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		for i := 0; i < 20000; i++ {
+			b.Add(fmt.Appendf(nil, "key%d", i))
+		}
+		block, err := b.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return block
+	}
+	for _, p := range []rocksfilter.Policy{rocksfilter.Bloom, rocksfilter.Ribbon, rocksfilter.LegacyBloom} {
+		want := build(rocksfilter.NewBuilder(p, 7.5))
+		got := build(rocksfilter.NewBuilderWithOptions(rocksfilter.BuilderOptions{Policy: p, BitsPerKey: 7.5}))
+		if !bytes.Equal(got, want) {
+			t.Errorf("%v: options with bits/key only differ from NewBuilder", p)
+		}
+	}
+	for _, o := range []rocksfilter.BuilderOptions{
+		{Policy: rocksfilter.Bloom, FPRate: 0.01},
+		{Policy: rocksfilter.Ribbon, FPRate: 0.01, RibbonFailureOneIn: 1000},
+		{Policy: rocksfilter.Ribbon, MaxBytes: 16384},
+	} {
+		block := build(rocksfilter.NewBuilderWithOptions(o))
+		f, err := rocksfilter.Load(block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est := f.EstimatedFPRate(20000)
+		if o.FPRate != 0 && est > o.FPRate*1.001 {
+			t.Errorf("%+v: estimate %v", o, est)
+		}
+		if o.MaxBytes != 0 && (uint64(len(block)) > o.MaxBytes || uint64(len(block))+64 <= o.MaxBytes) {
+			t.Errorf("%+v: %d bytes", o, len(block))
+		}
+		f.Close()
+	}
+	for _, o := range []rocksfilter.BuilderOptions{
+		{Policy: rocksfilter.Bloom, FPRate: 0.01, MaxBytes: 4096},
+		{Policy: rocksfilter.Bloom, FPRate: 1},
+		{Policy: rocksfilter.Bloom, MaxBytes: 10},
+		{Policy: rocksfilter.LegacyBloom, FPRate: 0.01},
+		{Policy: rocksfilter.Ribbon, BitsPerKey: 10, RibbonFailureOneIn: 100},
+		{Policy: rocksfilter.Bloom},
+	} {
+		b, err := rocksfilter.NewBuilderWithOptions(o)
+		if b != nil {
+			t.Errorf("%+v: returned a builder", o)
+		}
+		wantStatus(t, fmt.Sprintf("%+v", o), err, rocksfilter.StatusInvalidArgument, rocksfilter.ErrInvalidArgument)
+	}
+}

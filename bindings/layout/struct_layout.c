@@ -37,6 +37,15 @@ int main(void) {
   FIELD(rocksfilter_filter_info_ex, upper_start_block);
   FIELD(rocksfilter_filter_info_ex, reserved);
 
+  STRUCT(rocksfilter_builder_options);
+  FIELD(rocksfilter_builder_options, struct_size);
+  FIELD(rocksfilter_builder_options, policy);
+  FIELD(rocksfilter_builder_options, bits_per_key);
+  FIELD(rocksfilter_builder_options, fp_rate);
+  FIELD(rocksfilter_builder_options, max_bytes);
+  FIELD(rocksfilter_builder_options, ribbon_failure_one_in);
+  FIELD(rocksfilter_builder_options, reserved);
+
   STRUCT(rocksfilter_sst_properties);
   FIELD(rocksfilter_sst_properties, format_version);
   FIELD(rocksfilter_sst_properties, checksum_type);

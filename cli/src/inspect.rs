@@ -17,7 +17,7 @@ pub fn looks_like_sst(path: &Path) -> bool {
         && u64::from_le_bytes(magic) == rocksfilter::sst::BLOCK_BASED_MAGIC
 }
 
-fn json_str(s: &str) -> String {
+pub(crate) fn json_str(s: &str) -> String {
     let mut o = String::from("\"");
     for c in s.chars() {
         match c {

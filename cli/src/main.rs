@@ -1,14 +1,16 @@
 //! `rocksfilter`: build, inspect and query RocksDB filter blocks from the
 //! command line, and `rocksfilter demo` to see the library at work.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rocksfilter::{Filter, FilterBuilder, FilterInfo, Policy};
+use rocksfilter::{BuilderOptions, Filter, FilterBuilder, FilterInfo, Policy, RibbonFailure};
 
 mod inspect;
+mod size;
 
 #[derive(Parser)]
 #[command(name = "rocksfilter", version, about = "RocksDB filter blocks (Bloom, Ribbon, legacy Bloom) without RocksDB")]
@@ -52,8 +54,21 @@ enum Command {
     Build {
         #[arg(long, value_enum, default_value = "bloom")]
         policy: PolicyArg,
+        /// RocksDB's bits/key (unused with --fpr or --max-bytes).
         #[arg(long, default_value_t = 10.0)]
         bits_per_key: f64,
+        /// Size for this target FP rate instead (Bloom: the smallest block
+        /// whose estimate meets it; Ribbon: RocksDB's column split for it).
+        #[arg(long, conflicts_with = "max_bytes")]
+        fpr: Option<f64>,
+        /// Size for this byte budget instead: the most accurate block that
+        /// fits (the 5-byte trailer included).
+        #[arg(long)]
+        max_bytes: Option<usize>,
+        /// Ribbon: slots for a 1-in-N chance that a seed fails to solve
+        /// (RocksDB's tables: 2, 20 (RocksDB's own), 1000).
+        #[arg(long, value_name = "N")]
+        ribbon_failure: Option<u64>,
         /// File with one key per line ("-" for standard input).
         #[arg(long)]
         keys: PathBuf,
@@ -70,6 +85,10 @@ enum Command {
         filter: PathBuf,
         /// Keys to query.
         keys: Vec<String>,
+        /// Also query the keys of this file, one per line ("-" for standard
+        /// input), after those on the command line.
+        #[arg(long = "keys", value_name = "FILE")]
+        keys_file: Option<PathBuf>,
         /// Keys are hex-encoded.
         #[arg(long)]
         hex: bool,
@@ -84,9 +103,10 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
-    /// Filter size for N keys at a target FP rate, Bloom vs Ribbon, from
-    /// RocksDB's own estimates: the smallest bits/key (in RocksDB's
-    /// thousandths) whose estimated FP rate is at most P, for each policy.
+    /// Filter size for N keys at a target FP rate, from RocksDB's own
+    /// estimates: Bloom and Ribbon at the bits/key RocksDB needs for it,
+    /// blocks sized for the rate itself (and a byte budget), the
+    /// information-theoretic floor and binary fuse filters for comparison.
     Size {
         /// Number of keys (distinct entries) the filter will hold.
         #[arg(long)]
@@ -94,6 +114,12 @@ enum Command {
         /// Target false-positive rate, e.g. 0.01 for 1%.
         #[arg(long)]
         fpr: f64,
+        /// Also the most accurate blocks that fit in this many bytes.
+        #[arg(long)]
+        max_bytes: Option<usize>,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the kind and geometry of a filter block.
     Info {
@@ -116,10 +142,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { keys, bits_per_key } => demo(keys, bits_per_key),
-        Command::Build { policy, bits_per_key, keys, hex, output } => build(policy.into(), bits_per_key, &keys, hex, &output),
-        Command::Query { filter, keys, hex } => query(&filter, &keys, hex),
+        Command::Build { policy, bits_per_key, fpr, max_bytes, ribbon_failure, keys, hex, output } => {
+            build_options(policy.into(), bits_per_key, fpr, max_bytes, ribbon_failure)
+                .and_then(|opts| build(&opts, &keys, hex, &output))
+        }
+        Command::Query { filter, keys, keys_file, hex } => query(&filter, &keys, keys_file.as_deref(), hex),
         Command::Info { filter, keys } => info(&filter, keys),
-        Command::Size { keys, fpr } => size(keys, fpr),
+        Command::Size { keys, fpr, max_bytes, json } => size::size(keys, fpr, max_bytes, json),
         Command::Inspect { sst, json, no_verify } => inspect::inspect(&sst, json, !no_verify),
     };
     match result {
@@ -151,9 +180,30 @@ fn decode_hex(s: &str, what: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-fn build(policy: Policy, bits_per_key: f64, keys: &Path, hex: bool, output: &Path) -> Result<(), String> {
-    let mut b = FilterBuilder::new(policy, bits_per_key).map_err(|e| e.to_string())?;
-    let text = read(keys)?;
+fn build_options(
+    policy: Policy,
+    bits_per_key: f64,
+    fpr: Option<f64>,
+    max_bytes: Option<usize>,
+    ribbon_failure: Option<u64>,
+) -> Result<BuilderOptions, String> {
+    let mut o = BuilderOptions::new(policy).bits_per_key(bits_per_key);
+    if let Some(p) = fpr {
+        o = o.fp_rate(p);
+    }
+    if let Some(b) = max_bytes {
+        o = o.max_bytes(b);
+    }
+    if let Some(n) = ribbon_failure {
+        o = o.ribbon_failure(RibbonFailure::from_one_in(n).map_err(|e| e.to_string())?);
+    }
+    Ok(o)
+}
+
+/// Calls `each` with every key of a file of one key per line (hex-decoded
+/// with `hex`); a final newline ends the last key, a CR before it is dropped.
+fn for_each_key(path: &Path, hex: bool, mut each: impl FnMut(&[u8])) -> Result<(), String> {
+    let text = read(path)?;
     let mut lines = text.split(|&c| c == b'\n').peekable();
     let mut line_no = 0;
     while let Some(line) = lines.next() {
@@ -163,16 +213,29 @@ fn build(policy: Policy, bits_per_key: f64, keys: &Path, hex: bool, output: &Pat
         }
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if hex {
-            let s = std::str::from_utf8(line).map_err(|_| format!("{}:{line_no}: not hex text", keys.display()))?;
-            b.add_key(&decode_hex(s, &format!("{}:{line_no}", keys.display()))?);
+            let s = std::str::from_utf8(line).map_err(|_| format!("{}:{line_no}: not hex text", path.display()))?;
+            each(&decode_hex(s, &format!("{}:{line_no}", path.display()))?);
         } else {
-            b.add_key(line);
+            each(line);
         }
     }
+    Ok(())
+}
+
+fn build(opts: &BuilderOptions, keys: &Path, hex: bool, output: &Path) -> Result<(), String> {
+    let mut b = FilterBuilder::with_options(opts).map_err(|e| e.to_string())?;
+    for_each_key(keys, hex, |k| b.add_key(k))?;
     let n = b.num_entries();
+    let (_, estimate) = b.estimate(n);
     let block = b.finish().map_err(|e| e.to_string())?;
     std::fs::write(output, &block).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
-    println!("wrote {} bytes ({} entries) to {}", block.len(), n, output.display());
+    println!(
+        "wrote {} bytes ({} entries, estimated FP rate {:.4}%) to {}",
+        block.len(),
+        n,
+        100.0 * estimate,
+        output.display()
+    );
     Ok(())
 }
 
@@ -180,7 +243,7 @@ fn load(path: &Path) -> Result<Filter<'static>, String> {
     Filter::from_vec(read(path)?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn query(path: &Path, keys: &[String], hex: bool) -> Result<(), String> {
+fn query(path: &Path, keys: &[String], keys_file: Option<&Path>, hex: bool) -> Result<(), String> {
     let answer: Box<dyn Fn(&[u8]) -> bool> = if inspect::looks_like_sst(path) {
         let sst = rocksfilter::Sst::open(path).map_err(|e| e.to_string())?;
         Box::new(move |k| sst.may_match(k))
@@ -188,53 +251,23 @@ fn query(path: &Path, keys: &[String], hex: bool) -> Result<(), String> {
         let f = load(path)?;
         Box::new(move |k| f.may_match(k))
     };
+    let verdict = |b: &[u8]| if answer(b) { "may match" } else { "absent" };
     for k in keys {
         let bytes = if hex { decode_hex(k, k)? } else { k.as_bytes().to_vec() };
-        println!("{k}\t{}", if answer(&bytes) { "may match" } else { "absent" });
+        println!("{k}\t{}", verdict(&bytes));
     }
-    Ok(())
-}
-
-/// Smallest policy bits/key (RocksDB's millibit resolution, 1.0..=100.0)
-/// whose RocksDB-estimated FP rate for `keys` entries is at most `fpr`.
-/// The estimate is not strictly monotone in bits/key (probe counts step),
-/// so this scans upward rather than bisecting.
-fn smallest_bits(policy: Policy, keys: usize, fpr: f64) -> Option<(f64, usize, f64)> {
-    for millibits in 1000..=100_000u32 {
-        let bpk = f64::from(millibits) / 1000.0;
-        let b = FilterBuilder::new(policy, bpk).ok()?;
-        let (bytes, est) = b.estimate(keys);
-        if est <= fpr {
-            return Some((bpk, bytes, est));
-        }
+    if let Some(file) = keys_file {
+        // Printed as given: hex again with --hex, else the bytes themselves.
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut result = Ok(());
+        for_each_key(file, hex, |k| {
+            let shown = if hex { k.iter().map(|b| format!("{b:02x}")).collect() } else { String::from_utf8_lossy(k).into_owned() };
+            if result.is_ok() {
+                result = writeln!(out, "{shown}\t{}", verdict(k));
+            }
+        })?;
+        result.and_then(|()| out.flush()).map_err(|e| format!("writing standard output: {e}"))?;
     }
-    None
-}
-
-fn size(keys: usize, fpr: f64) -> Result<(), String> {
-    if keys == 0 {
-        return Err("--keys must be at least 1".into());
-    }
-    if !(fpr > 0.0 && fpr < 1.0) {
-        return Err("--fpr must be between 0 and 1 (exclusive), e.g. 0.01".into());
-    }
-    println!("{keys} keys, target FP rate {:.6}% (RocksDB's estimates)", 100.0 * fpr);
-    println!(
-        "{:<8} {:>14} {:>14} {:>14} {:>14}",
-        "policy", "bits_per_key", "bytes", "bits/key", "est. FP rate"
-    );
-    for (name, policy) in [("bloom", Policy::Bloom), ("ribbon", Policy::Ribbon)] {
-        match smallest_bits(policy, keys, fpr) {
-            Some((bpk, bytes, est)) => println!(
-                "{name:<8} {bpk:>14.3} {bytes:>14} {:>14.3} {:>13.6}%",
-                8.0 * bytes as f64 / keys as f64,
-                100.0 * est
-            ),
-            None => println!("{name:<8} {:>14} (not reachable below 100 bits/key)", "-"),
-        }
-    }
-    println!("bits_per_key: the value to pass to NewBloomFilterPolicy / NewRibbonFilterPolicy");
-    println!("(Ribbon's bits_per_key means \"Bloom-equivalent FP rate\"; it stores fewer bits)");
     Ok(())
 }
 

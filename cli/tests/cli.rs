@@ -88,3 +88,105 @@ fn bad_inputs_give_clear_errors_and_nonzero_exit() {
     let (ok, _, stderr) = rf(&["build", "--bits-per-key", "0.2", "--keys", keys.to_str().unwrap(), "-o", tmp("y.bin").to_str().unwrap()]);
     assert!(!ok && stderr.contains("below 0.5"), "{stderr}");
 }
+
+#[test]
+fn build_by_fp_rate_budget_and_banding_table_matches_the_library() {
+    use rocksfilter::{BuilderOptions, FilterBuilder, Policy, RibbonFailure};
+    let keys = tmp("sized.txt");
+    let text: String = (0..20_000).map(|i| format!("key{i:05}\n")).collect();
+    std::fs::write(&keys, &text).unwrap();
+    let cases: Vec<(&[&str], BuilderOptions)> = vec![
+        (&["--policy", "bloom", "--fpr", "0.01"], BuilderOptions::new(Policy::Bloom).fp_rate(0.01)),
+        (&["--policy", "ribbon", "--fpr", "0.001"], BuilderOptions::new(Policy::Ribbon).fp_rate(0.001)),
+        (&["--policy", "bloom", "--max-bytes", "8192"], BuilderOptions::new(Policy::Bloom).max_bytes(8192)),
+        (
+            &["--policy", "ribbon", "--fpr", "0.01", "--ribbon-failure", "1000"],
+            BuilderOptions::new(Policy::Ribbon).fp_rate(0.01).ribbon_failure(RibbonFailure::OneIn1000),
+        ),
+    ];
+    for (i, (flags, opts)) in cases.iter().enumerate() {
+        let out = tmp(&format!("sized{i}.bin"));
+        let mut args = vec!["build"];
+        args.extend_from_slice(flags);
+        args.extend_from_slice(&["--keys", keys.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let (ok, stdout, stderr) = rf(&args);
+        assert!(ok && stdout.contains("estimated FP rate"), "{flags:?}: {stdout}{stderr}");
+        let mut b = FilterBuilder::with_options(opts).unwrap();
+        (0..20_000).for_each(|i| b.add_key(format!("key{i:05}").as_bytes()));
+        assert_eq!(std::fs::read(&out).unwrap(), b.finish().unwrap(), "{flags:?}");
+    }
+    for (flags, message) in [
+        (&["--fpr", "0.01", "--max-bytes", "9000"][..], "cannot be used with"),
+        (&["--fpr", "1.5"][..], "strictly between 0 and 1"),
+        (&["--ribbon-failure", "100"][..], "1-in-1000"),
+        (&["--max-bytes", "10"][..], "below the smallest"),
+    ] {
+        let mut args = vec!["build", "--keys", keys.to_str().unwrap(), "-o", "/dev/null"];
+        args.extend_from_slice(flags);
+        let (ok, _, stderr) = rf(&args);
+        assert!(!ok && stderr.contains(message), "{flags:?}: {stderr}");
+    }
+}
+
+#[test]
+fn query_reads_keys_from_a_file() {
+    let keys = tmp("q.txt");
+    std::fs::write(&keys, "apple\nbanana\n").unwrap();
+    let out = tmp("q.bin");
+    let (ok, _, stderr) = rf(&["build", "--keys", keys.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let probe = tmp("probe.txt");
+    std::fs::write(&probe, "banana\napple\n").unwrap();
+    let (ok, stdout, stderr) = rf(&["query", out.to_str().unwrap(), "cherry", "--keys", probe.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[0].starts_with("cherry\t"), "{stdout}");
+    assert_eq!(&lines[1..], ["banana\tmay match", "apple\tmay match"], "{stdout}");
+    let hex = tmp("probe.hex");
+    std::fs::write(&hex, "6170706c65\n").unwrap();
+    let (ok, stdout, _) = rf(&["query", "--hex", out.to_str().unwrap(), "--keys", hex.to_str().unwrap()]);
+    assert!(ok && stdout == "6170706c65\tmay match\n", "{stdout}");
+}
+
+/// The README's `rocksfilter size` example (cli/tests/size-example.txt: the
+/// command on its first line after "$ ", then its output) is what the
+/// command prints, and its --json form has the same rows.
+#[test]
+fn size_prints_the_readme_example() {
+    let example = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/size-example.txt")).unwrap();
+    let (command, expected) = example.split_once('\n').unwrap();
+    let args: Vec<&str> = command.strip_prefix("$ rocksfilter ").expect("$ rocksfilter ...").split(' ').collect();
+    let (ok, stdout, stderr) = rf(&args);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout, expected, "README example out of date: run `rocksfilter {}`", args.join(" "));
+
+    let mut json_args = args.clone();
+    json_args.push("--json");
+    let (ok, stdout, stderr) = rf(&json_args);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["filter"].as_str().unwrap()).collect();
+    for want in [
+        "Bloom at RocksDB's bits/key",
+        "Ribbon at RocksDB's bits/key",
+        "Ribbon at RocksDB's bits/key, 1-in-1000",
+        "Bloom sized for the rate",
+        "Ribbon sized for the rate",
+        "Ribbon sized for the rate, 1-in-1000",
+        "information-theoretic floor",
+        "BinaryFuse8 (xorf)",
+        "BinaryFuse16 (xorf)",
+    ] {
+        assert!(names.contains(&want), "--json lacks {want}: {names:?}");
+    }
+    // Every row of the text is a row of the JSON, same bytes.
+    for r in rows {
+        let line = expected.lines().find(|l| l.starts_with(&format!("{:<40} ", r["filter"].as_str().unwrap()))).unwrap();
+        assert!(line.contains(&format!(" {} ", r["bytes"])), "{line} vs {r}");
+    }
+    for r in rows.iter().filter(|r| r["rocksdb_reads_it"] == true && r["how"].as_str().unwrap().starts_with("--fpr")) {
+        assert_eq!(r["meets_target"], true, "{r}");
+    }
+}

@@ -277,6 +277,20 @@ static void test_errors() {
     CHECK(std::strstr(e.what(), "invalid argument") == e.what(), "std::exception what(): %s", e.what());
   }
   CHECK(!m.empty(), "message of bits_per_key 0.1 error is kept");
+
+  // Builder options: a target FP rate meets it; both a rate and a budget are refused.
+  rocksfilter_builder_options o{};
+  o.struct_size = sizeof o;
+  o.policy = static_cast<std::uint32_t>(rocksfilter::Policy::ribbon);
+  o.fp_rate = 0.01;
+  o.ribbon_failure_one_in = 1000;
+  rocksfilter::Builder sized(o);
+  for (int i = 0; i < 5000; i++) sized.add_key(std::to_string(i));
+  rocksfilter::Filter f = rocksfilter::Filter::load(sized.finish());
+  CHECK(f.estimated_fp_rate(5000) <= 0.01 * 1.001, "options: estimate %g for a 1%% target", f.estimated_fp_rate(5000));
+  CHECK(f.may_match("42"), "options: a key is absent");
+  o.max_bytes = 4096;
+  expect_error("fp_rate and max_bytes", ROCKSFILTER_INVALID_ARGUMENT, [&] { rocksfilter::Builder b(o); });
 }
 
 static void test_moves() {

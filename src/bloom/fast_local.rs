@@ -78,6 +78,56 @@ pub(crate) fn sizing(num_entries: usize, millibits_per_key: u32) -> Sizing {
     Sizing { len: calculate_space(num_entries, millibits_per_key), num_probes: choose_num_probes(millibits_per_key) }
 }
 
+impl Sizing {
+    /// A block of `lines` cache lines for `num_entries` (>= 1) entries, with
+    /// the probes RocksDB's `ChooseNumProbes` picks for the bits/key that
+    /// size gives (thousandths of a bit, rounded down): the one rule for
+    /// blocks sized by FP rate or by bytes.
+    fn of_lines(num_entries: usize, lines: usize) -> Sizing {
+        let bytes = lines * LINE;
+        let millibits = (bytes as u128 * 8000 / num_entries as u128).min(u128::from(u32::MAX)) as u32;
+        Sizing { len: bytes + METADATA_LEN, num_probes: choose_num_probes(millibits) }
+    }
+
+    /// RocksDB's estimate for this block holding `num_entries` entries.
+    pub(crate) fn estimated_fp_rate(&self, num_entries: usize) -> f64 {
+        estimated_fp_rate(num_entries, self.len, self.num_probes)
+    }
+}
+
+/// The smallest block for `num_entries` (>= 1) entries whose estimated FP
+/// rate is at most `fp_rate`, probes chosen for its size; the largest block
+/// the format holds when none is.
+pub(crate) fn sizing_for_fp_rate(num_entries: usize, fp_rate: f64) -> Sizing {
+    let meets = |lines: usize| Sizing::of_lines(num_entries, lines).estimated_fp_rate(num_entries) <= fp_rate;
+    // The estimate falls as lines are added (ChooseNumProbes picks the best
+    // probe count for each size), so the smallest size is a binary search.
+    let (mut lo, mut hi) = (1usize, MAX_LEN / LINE);
+    if !meets(hi) {
+        return Sizing::of_lines(num_entries, hi);
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if meets(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Sizing::of_lines(num_entries, lo)
+}
+
+/// The most accurate block for `num_entries` (>= 1) entries in at most
+/// `max_len` bytes (trailer included): as many whole cache lines as fit,
+/// probes chosen for that size. `None` when not one line fits.
+pub(crate) fn sizing_within(num_entries: usize, max_len: usize) -> Option<Sizing> {
+    let lines = (max_len.checked_sub(METADATA_LEN)? / LINE).min(MAX_LEN / LINE);
+    (lines > 0).then(|| Sizing::of_lines(num_entries, lines))
+}
+
+/// The smallest block length (one cache line and the trailer).
+pub(crate) const MIN_LEN: usize = LINE + METADATA_LEN;
+
 /// The cache-local FP rate at `bits_per_key` and `num_probes` with this
 /// format's 512-bit lines (`CacheLocalFpRate(bpk, probes, 512)`), which is
 /// also the rate Ribbon's policy targets for a bits/key.

@@ -18,7 +18,7 @@ use std::ptr;
 
 use guard::{guard, guard_out, guard_status};
 
-use crate::{Error, ErrorKind, Filter, FilterBuilder, FilterInfo, Kind, Policy};
+use crate::{BuilderOptions, Error, ErrorKind, Filter, FilterBuilder, FilterInfo, Kind, Policy, RibbonFailure};
 
 /// Status code (declared as a C enum in the header).
 pub type rocksfilter_status = u32;
@@ -141,6 +141,63 @@ pub struct rocksfilter_filter_info_ex {
     pub reserved: u32,
 }
 
+/// How rocksfilter_builder_new_with_options() sizes a builder's blocks.
+/// Like rocksfilter_filter_info_ex, this struct can grow: fields are only
+/// ever added at the end, and the caller says how many bytes it has.
+///
+/// Zero-initialise it (`= {0}` or memset), set `struct_size =
+/// sizeof(rocksfilter_builder_options)` and `policy`, then at most one of
+/// `fp_rate` and `max_bytes` (else `bits_per_key`). Zero means "not set" for
+/// every field after `policy`, so a program compiled against an older,
+/// shorter header keeps working with a newer library: the library reads
+/// only the whole fields within `struct_size` bytes and treats the rest as
+/// zero. It never writes to the struct and does not keep it.
+///
+/// With only `policy` and `bits_per_key` set, the builder is exactly the one
+/// rocksfilter_builder_new(policy, bits_per_key) makes: RocksDB's blocks.
+#[repr(C)]
+pub struct rocksfilter_builder_options {
+    /// Bytes the caller provides: `sizeof(rocksfilter_builder_options)`
+    /// (at least 8, the first two fields).
+    pub struct_size: u32,
+    /// A `rocksfilter_policy` value.
+    pub policy: u32,
+    /// RocksDB's bits/key (sanitised as rocksfilter_builder_new() does:
+    /// below 0.5 is ROCKSFILTER_INVALID_ARGUMENT). Used only when neither
+    /// `fp_rate` nor `max_bytes` is set; then ignored, whatever its value.
+    pub bits_per_key: f64,
+    /// 0: not set. Otherwise a target FP rate strictly between 0 and 1.
+    /// Bloom: the smallest block whose estimated FP rate meets it; Ribbon:
+    /// RocksDB's column split for that rate. Not for the legacy Bloom.
+    pub fp_rate: f64,
+    /// 0: not set. Otherwise a byte budget (the 5-byte trailer included, at
+    /// least 69): the most accurate block that fits. Not for the legacy
+    /// Bloom. Setting both this and `fp_rate` is ROCKSFILTER_INVALID_ARGUMENT.
+    pub max_bytes: u64,
+    /// Ribbon only (ignored by the Bloom policies): size the slots so that
+    /// one seed fails to solve 1 time in this many: 2, 20 or 1000 (RocksDB's
+    /// banding tables); 0 means 20, RocksDB's own. Other values are
+    /// ROCKSFILTER_INVALID_ARGUMENT.
+    pub ribbon_failure_one_in: u32,
+    /// Must be 0 (keeps the size a multiple of 8).
+    pub reserved: u32,
+}
+
+/// Where each field of `rocksfilter_builder_options` ends: the only places
+/// a caller's shorter struct can end (`policy` is the least one can give).
+const BUILDER_OPTIONS_FIELD_ENDS: [usize; 6] = {
+    use std::mem::{offset_of, size_of};
+    type T = rocksfilter_builder_options;
+    [
+        offset_of!(T, policy) + 4,
+        offset_of!(T, bits_per_key) + size_of::<f64>(),
+        offset_of!(T, fp_rate) + size_of::<f64>(),
+        offset_of!(T, max_bytes) + size_of::<u64>(),
+        offset_of!(T, ribbon_failure_one_in) + 4,
+        offset_of!(T, reserved) + 4,
+    ]
+};
+
 /// Why a (pointer, length) pair from C cannot be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BadBuffer {
@@ -226,6 +283,54 @@ pub unsafe extern "C" fn rocksfilter_builder_new(
 ) -> rocksfilter_status {
     let make = || {
         let inner = FilterBuilder::new(policy_of(policy)?, bits_per_key)?;
+        Ok(Box::into_raw(Box::new(rocksfilter_builder { inner })))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
+}
+
+/// Creates a builder sized by `*options` (see rocksfilter_builder_options):
+/// RocksDB's bits/key, a target FP rate or a byte budget, and for Ribbon the
+/// chance that one seed fails to solve. The library reads `*options` during
+/// the call only; the caller keeps ownership of it.
+///
+/// ROCKSFILTER_INVALID_ARGUMENT, with a message, for NULL `options`, a
+/// `struct_size` below 8, an unknown policy, a bad bits/key (when used), an
+/// FP rate outside (0, 1), `max_bytes` below 69 or above SIZE_MAX, both an FP
+/// rate and `max_bytes`, either with the legacy Bloom, an unsupported
+/// `ribbon_failure_one_in`, or a non-zero `reserved`.
+///
+/// On success `*out` receives a builder the caller owns and frees with
+/// rocksfilter_builder_free(); on failure `*out` is set to NULL.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_builder_new_with_options(
+    options: *const rocksfilter_builder_options,
+    out: *mut *mut rocksfilter_builder,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    let make = || {
+        if options.is_null() {
+            return Err(null_arg("options"));
+        }
+        // SAFETY: options is non-NULL and points to struct_size readable
+        // bytes, its first field included (header contract).
+        let o = unsafe { read_sized(options, &BUILDER_OPTIONS_FIELD_ENDS) }?;
+        if o.reserved != 0 {
+            return Err(Error::invalid(format!("rocksfilter_builder_options.reserved is {}, not 0", o.reserved)));
+        }
+        let mut opts = BuilderOptions::new(policy_of(o.policy)?).bits_per_key(o.bits_per_key);
+        if o.fp_rate != 0.0 {
+            opts = opts.fp_rate(o.fp_rate);
+        }
+        if o.max_bytes != 0 {
+            let b = usize::try_from(o.max_bytes)
+                .map_err(|_| Error::invalid(format!("max_bytes {} is above SIZE_MAX", o.max_bytes)))?;
+            opts = opts.max_bytes(b);
+        }
+        if o.ribbon_failure_one_in != 0 {
+            opts = opts.ribbon_failure(RibbonFailure::from_one_in(u64::from(o.ribbon_failure_one_in))?);
+        }
+        let inner = FilterBuilder::with_options(&opts)?;
         Ok(Box::into_raw(Box::new(rocksfilter_builder { inner })))
     };
     // SAFETY: header contract: out is NULL or writable.
@@ -853,6 +958,34 @@ unsafe fn write_sized<T>(out: *mut T, value: &T, provided: usize, ends: &[usize]
     // u32 lies inside the caller's bytes.
     unsafe { out.cast::<u32>().write(n as u32) };
     Ok(())
+}
+
+/// The input side of the `struct_size` protocol: the leading fields of
+/// `*src` that lie whole within its `struct_size` bytes (`ends` as for
+/// `write_sized`), the rest zero. Fewer bytes than the first entry is
+/// INVALID_ARGUMENT.
+///
+/// # Safety
+/// `src` is non-NULL, aligned for `T` and readable for its leading `u32`
+/// and for that many bytes; `T` is `repr(C)`, starts with a `u32` and is
+/// valid when all zero.
+unsafe fn read_sized<T>(src: *const T, ends: &[usize]) -> Result<T, Error> {
+    debug_assert_eq!(ends.last(), Some(&std::mem::size_of::<T>()));
+    // SAFETY: the leading u32 is readable (contract).
+    let provided = unsafe { src.cast::<u32>().read() } as usize;
+    let Some(&n) = ends.iter().rev().find(|&&e| e <= provided) else {
+        return Err(Error::invalid(format!(
+            "struct_size is {provided}, below the {} bytes every version reads: set it to the sizeof of the struct",
+            ends[0]
+        )));
+    };
+    let mut value = std::mem::MaybeUninit::<T>::zeroed();
+    // SAFETY: `src` has `provided >= n` readable bytes (contract), `value`
+    // has size_of::<T>() >= n; all-zero is a valid T (contract).
+    unsafe {
+        ptr::copy_nonoverlapping(src.cast::<u8>(), value.as_mut_ptr().cast::<u8>(), n);
+        Ok(value.assume_init())
+    }
 }
 
 /// Points `*data` at the filter's block bytes (its 5-byte trailer included)

@@ -18,15 +18,79 @@ pub(crate) const SEGMENT_BYTES: usize = 16;
 /// `ResultRow = uint32_t`: at most 32 solution columns (FP rate >= 2^-32).
 pub(crate) const MAX_COLUMNS: u32 = 32;
 
-/// `BandingConfigHelperData<kOneIn20, 128U, /*smash*/ false>::kKnownToAddByPow2`
-/// (util/ribbon_config.cc): for 2^i slots, how many keys can be added with a
-/// ~1-in-20 chance that a given seed fails. Zero = unsupported (too small).
-/// Measured by RocksDB's ribbon_test FindOccupancy; these numbers are part of
-/// the on-disk schema because they decide `num_slots`.
-const KNOWN_TO_ADD_BY_POW2: [f64; 18] = [
-    0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, // unsupported
-    248.851, 499.532, 1001.26, 2003.97, 4005.59, 8000.39, 15966.6, 31828.1, 63447.3, 126506.0,
-];
+/// `ConstructionFailureChance` (util/ribbon_config.h): how often banding
+/// with one seed may fail for the slot counts a table gives. RocksDB's
+/// Standard128Ribbon policy always uses [`OneIn20`](Self::OneIn20); the
+/// other two are RocksDB's own tables for the same 128-bit, non-smash
+/// configuration (`BandingConfigHelperData` in util/ribbon_config.cc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RibbonFailure {
+    /// `kOneIn2`: about half of all first seeds fail (fewest slots).
+    OneIn2,
+    /// `kOneIn20`: RocksDB's Standard128Ribbon sizing.
+    #[default]
+    OneIn20,
+    /// `kOneIn1000`: about 2% more slots, first-seed failures all but gone.
+    OneIn1000,
+}
+
+impl RibbonFailure {
+    /// The chance as "1 in N": 2, 20 or 1000.
+    ///
+    /// ```
+    /// assert_eq!(rocksfilter::RibbonFailure::default().one_in(), 20);
+    /// ```
+    pub fn one_in(self) -> u32 {
+        match self {
+            RibbonFailure::OneIn2 => 2,
+            RibbonFailure::OneIn20 => 20,
+            RibbonFailure::OneIn1000 => 1000,
+        }
+    }
+
+    /// The table for "1 in `n`": RocksDB has tables for 2, 20 and 1000 only;
+    /// anything else is an invalid-argument error naming them.
+    ///
+    /// ```
+    /// use rocksfilter::RibbonFailure;
+    /// assert_eq!(RibbonFailure::from_one_in(1000)?, RibbonFailure::OneIn1000);
+    /// assert!(RibbonFailure::from_one_in(100).is_err());
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
+    pub fn from_one_in(n: u64) -> crate::Result<Self> {
+        match n {
+            2 => Ok(RibbonFailure::OneIn2),
+            20 => Ok(RibbonFailure::OneIn20),
+            1000 => Ok(RibbonFailure::OneIn1000),
+            other => Err(crate::Error::invalid(format!(
+                "no Ribbon banding table for a 1-in-{other} failure chance: RocksDB has 1-in-2, 1-in-20 and 1-in-1000"
+            ))),
+        }
+    }
+
+    /// `BandingConfigHelperData<kCfc, 128U, /*smash*/ false>::kKnownToAddByPow2`
+    /// (util/ribbon_config.cc): for 2^i slots, how many keys can be added
+    /// with this chance that a given seed fails. Zero = unsupported (too
+    /// small). Measured by RocksDB's ribbon_test FindOccupancy; these numbers
+    /// are part of the on-disk schema because they decide `num_slots`.
+    fn known_to_add_by_pow2(self) -> &'static [f64; KNOWN_SIZE as usize] {
+        match self {
+            RibbonFailure::OneIn2 => &[
+                0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, // unsupported
+                252.984, 506.109, 1013.71, 2029.47, 4060.43, 8115.63, 16202.2, 32305.1, 64383.5, 128274.0,
+            ],
+            RibbonFailure::OneIn20 => &[
+                0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, // unsupported
+                248.851, 499.532, 1001.26, 2003.97, 4005.59, 8000.39, 15966.6, 31828.1, 63447.3, 126506.0,
+            ],
+            RibbonFailure::OneIn1000 => &[
+                0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, // unsupported
+                242.61, 491.887, 983.603, 1968.21, 3926.98, 7833.99, 15629.0, 31199.9, 62307.8, 123870.0,
+            ],
+        }
+    }
+}
+
 const KNOWN_SIZE: u32 = 18;
 
 /// `GetFactorPerPow2()` for 128-bit coefficients: beyond the table, each
@@ -40,40 +104,40 @@ const FACTOR_PER_POW2: f64 = 0.0038;
 const LOG2_E_ROCKSDB: f64 = 1.4426950409;
 
 /// `GetFinalKnownFactor() - (kKnownSize - 1) * GetFactorPerPow2()`.
-fn base_factor() -> f64 {
+fn base_factor(cfc: RibbonFailure) -> f64 {
     let final_known_factor =
-        1.0 * f64::from(1u32 << (KNOWN_SIZE - 1)) / KNOWN_TO_ADD_BY_POW2[(KNOWN_SIZE - 1) as usize];
+        1.0 * f64::from(1u32 << (KNOWN_SIZE - 1)) / cfc.known_to_add_by_pow2()[(KNOWN_SIZE - 1) as usize];
     final_known_factor - f64::from(KNOWN_SIZE - 1) * FACTOR_PER_POW2
 }
 
 /// `GetFactorForLarge(log2_num_slots)`.
-fn factor_for_large(log2_num_slots: f64) -> f64 {
-    base_factor() + log2_num_slots * FACTOR_PER_POW2
+fn factor_for_large(cfc: RibbonFailure, log2_num_slots: f64) -> f64 {
+    base_factor(cfc) + log2_num_slots * FACTOR_PER_POW2
 }
 
 /// `GetNumToAddForPow2(log2_num_slots)`.
-fn num_to_add_for_pow2(log2_num_slots: u32) -> f64 {
+fn num_to_add_for_pow2(cfc: RibbonFailure, log2_num_slots: u32) -> f64 {
     if log2_num_slots < KNOWN_SIZE {
-        KNOWN_TO_ADD_BY_POW2[log2_num_slots as usize]
+        cfc.known_to_add_by_pow2()[log2_num_slots as usize]
     } else {
         // `1.0 * (uint64_t{1} << log2) / factor`; log2 <= 32 here.
-        1.0 * ((1u64 << log2_num_slots) as f64) / factor_for_large(f64::from(log2_num_slots))
+        1.0 * ((1u64 << log2_num_slots) as f64) / factor_for_large(cfc, f64::from(log2_num_slots))
     }
 }
 
-/// `BandingConfigHelper1MaybeSupported<kOneIn20, 128, false, false, true>::GetNumSlots`
+/// `BandingConfigHelper1MaybeSupported<kCfc, 128, false, false, true>::GetNumSlots`
 /// (util/ribbon_config.cc): slots needed so that banding `num_to_add` keys
-/// fails for a given seed only ~1 time in 20. Interpolates linearly between
+/// fails for a given seed only with chance `cfc` (RocksDB: 1 in 20). Interpolates linearly between
 /// the two nearest powers of two, rounding up. Not yet rounded to whole
 /// blocks: see [`round_up_num_slots`].
-pub(crate) fn get_num_slots(num_to_add: u32) -> u32 {
+pub(crate) fn get_num_slots(cfc: RibbonFailure, num_to_add: u32) -> u32 {
     if num_to_add == 0 {
         return 0;
     }
     let n = f64::from(num_to_add);
     let log2_num_to_add = n.ln() * LOG2_E_ROCKSDB;
     let mut approx_log2_slots = (log2_num_to_add + 0.5) as u32;
-    let mut lower_num_to_add = num_to_add_for_pow2(approx_log2_slots);
+    let mut lower_num_to_add = num_to_add_for_pow2(cfc, approx_log2_slots);
     let upper_num_to_add;
     if approx_log2_slots == 0 || lower_num_to_add == 0.0 {
         // Minimum non-zero slots for the non-smash layout: two blocks.
@@ -81,9 +145,9 @@ pub(crate) fn get_num_slots(num_to_add: u32) -> u32 {
     } else if n < lower_num_to_add {
         upper_num_to_add = lower_num_to_add;
         approx_log2_slots -= 1;
-        lower_num_to_add = num_to_add_for_pow2(approx_log2_slots);
+        lower_num_to_add = num_to_add_for_pow2(cfc, approx_log2_slots);
     } else {
-        upper_num_to_add = num_to_add_for_pow2(approx_log2_slots + 1);
+        upper_num_to_add = num_to_add_for_pow2(cfc, approx_log2_slots + 1);
     }
     let upper_portion = (n - lower_num_to_add) / (upper_num_to_add - lower_num_to_add);
     let lower_num_slots = 1.0 * ((1u64 << approx_log2_slots) as f64);
@@ -95,7 +159,7 @@ pub(crate) fn get_num_slots(num_to_add: u32) -> u32 {
 /// (approximate) inverse of [`get_num_slots`]. Only sizing tools need it
 /// (RocksDB uses it in `ApproximateNumEntries`).
 #[cfg(test)]
-pub(crate) fn get_num_to_add(num_slots: u32) -> u32 {
+pub(crate) fn get_num_to_add(cfc: RibbonFailure, num_slots: u32) -> u32 {
     if num_slots == 0 {
         return 0;
     }
@@ -103,10 +167,10 @@ pub(crate) fn get_num_to_add(num_slots: u32) -> u32 {
     let floor_log2 = log2_num_slots as u32;
     if floor_log2 + 1 < KNOWN_SIZE {
         let ceil_portion = 1.0 * f64::from(num_slots) / f64::from(1u32 << floor_log2) - 1.0;
-        (ceil_portion * KNOWN_TO_ADD_BY_POW2[(floor_log2 + 1) as usize]
-            + (1.0 - ceil_portion) * KNOWN_TO_ADD_BY_POW2[floor_log2 as usize]) as u32
+        let table = cfc.known_to_add_by_pow2();
+        (ceil_portion * table[(floor_log2 + 1) as usize] + (1.0 - ceil_portion) * table[floor_log2 as usize]) as u32
     } else {
-        let factor = factor_for_large(log2_num_slots);
+        let factor = factor_for_large(cfc, log2_num_slots);
         (f64::from(num_slots) / factor) as u32
     }
 }
@@ -124,9 +188,10 @@ pub(crate) fn round_up_num_slots(num_slots: u32) -> u32 {
     corrected
 }
 
-/// `Standard128RibbonBitsBuilder::NumEntriesToNumSlots` (filter_policy.cc).
-pub(crate) fn num_entries_to_num_slots(num_entries: u32) -> u32 {
-    round_up_num_slots(get_num_slots(num_entries))
+/// `Standard128RibbonBitsBuilder::NumEntriesToNumSlots` (filter_policy.cc),
+/// with RocksDB's table for `cfc` (the policy's is 1 in 20).
+pub(crate) fn num_entries_to_num_slots(cfc: RibbonFailure, num_entries: u32) -> u32 {
+    round_up_num_slots(get_num_slots(cfc, num_entries))
 }
 
 /// `SerializableInterleavedSolution::GetBytesForOneInFpRate` /

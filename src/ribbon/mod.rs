@@ -42,7 +42,8 @@ mod hasher;
 #[cfg(test)]
 mod tests;
 
-use config::{Layout, COEFF_BITS, SEGMENT_BYTES};
+use config::{Layout, COEFF_BITS, MAX_COLUMNS, SEGMENT_BYTES};
+pub use config::RibbonFailure;
 
 use crate::arch::{prefetch, Features};
 use crate::error::{Error, Result};
@@ -67,20 +68,49 @@ pub(crate) struct Sizing {
     pub(crate) len: usize,
 }
 
+impl Sizing {
+    /// The expected FP rate of this geometry (`ExpectedFpRate` of the
+    /// interleaved solution: the column split follows from the slot count
+    /// and the length, as the reader derives it).
+    pub(crate) fn expected_fp_rate(&self) -> f64 {
+        Layout::configure(self.num_slots / COEFF_BITS, self.len).expected_fp_rate()
+    }
+}
+
 /// The Ribbon sizing for `num_entries` (>= 1) entries whose first hash
 /// (in the order RocksDB holds them) is `first_hash`, at
-/// `desired_one_in_fp_rate`; `None` above [`MAX_RIBBON_ENTRIES`].
-pub(crate) fn sizing(num_entries: usize, first_hash: u64, desired_one_in_fp_rate: f64) -> Option<Sizing> {
-    if num_entries > MAX_RIBBON_ENTRIES {
-        return None;
-    }
+/// `desired_one_in_fp_rate`, with the slots of RocksDB's banding table for
+/// `cfc` (the policy's is 1 in 20); `None` above [`MAX_RIBBON_ENTRIES`].
+pub(crate) fn sizing(
+    num_entries: usize,
+    first_hash: u64,
+    desired_one_in_fp_rate: f64,
+    cfc: RibbonFailure,
+) -> Option<Sizing> {
+    let num_slots = num_slots(num_entries, cfc)?;
     // The upper half of the first hash biases the rounding of the
     // b-1/b column split (see config::bytes_for_one_in_fp_rate); the lower
     // half picks the first seed (see `solve`). Independent bits for both.
     let rounding_bias32 = (first_hash >> 32) as u32;
-    let num_slots = config::num_entries_to_num_slots(num_entries as u32);
     let len = config::bytes_for_one_in_fp_rate(num_slots, desired_one_in_fp_rate, rounding_bias32) + METADATA_LEN;
     Some(Sizing { num_slots, len })
+}
+
+/// The most accurate Ribbon block for `num_entries` (>= 1) entries in at
+/// most `max_len` bytes (trailer included): the slots of `cfc`'s table and
+/// as many whole 16-byte segments as fit, up to 32 columns per slot (more
+/// would be ignored by the reader). `None` above [`MAX_RIBBON_ENTRIES`] or
+/// when not even one segment fits.
+pub(crate) fn sizing_within(num_entries: usize, max_len: usize, cfc: RibbonFailure) -> Option<Sizing> {
+    let num_slots = num_slots(num_entries, cfc)?;
+    let most = (num_slots / COEFF_BITS) as usize * MAX_COLUMNS as usize;
+    let segments = (max_len.checked_sub(METADATA_LEN)? / SEGMENT_BYTES).min(most);
+    (segments > 0).then_some(Sizing { num_slots, len: segments * SEGMENT_BYTES + METADATA_LEN })
+}
+
+/// Slots (whole blocks) for `num_entries` entries with `cfc`'s table.
+fn num_slots(num_entries: usize, cfc: RibbonFailure) -> Option<u32> {
+    (num_entries <= MAX_RIBBON_ENTRIES).then(|| config::num_entries_to_num_slots(cfc, num_entries as u32))
 }
 
 /// A solved banding, ready for [`write`]. Splitting the build in two lets
@@ -146,7 +176,7 @@ pub fn estimated_fp_rate(num_entries: usize, len_with_metadata: usize) -> f64 {
         return if num_entries > 0 { 1.0 } else { 0.0 };
     }
     let n = num_entries.min(MAX_RIBBON_ENTRIES) as u32;
-    let num_slots = config::num_entries_to_num_slots(n);
+    let num_slots = config::num_entries_to_num_slots(RibbonFailure::OneIn20, n);
     Layout::configure(num_slots / COEFF_BITS, len_with_metadata).expected_fp_rate()
 }
 
@@ -540,8 +570,15 @@ impl Format for RibbonGeometry {
         RibbonGeometry::parse(block).map_err(Error::corruption)
     }
 
+    /// The block's own slot count (its trailer's `num_blocks`) rather than
+    /// the one RocksDB's builder would pick for `num_keys`: the same for
+    /// blocks RocksDB sizes, and right for blocks sized with another
+    /// banding table (`RibbonFailure`).
     fn estimated_fp_rate(&self, num_keys: usize, block_len: usize) -> f64 {
-        estimated_fp_rate(num_keys, block_len)
+        if num_keys == 0 {
+            return estimated_fp_rate(num_keys, block_len);
+        }
+        Layout::configure(self.num_blocks, block_len).expected_fp_rate()
     }
 
     fn kernel(&self, features: Features) -> Kernel {

@@ -4,7 +4,7 @@
 //! the output so a regression shows up without a C++ toolchain.
 
 use super::*;
-use crate::policy::{BitsPerKey, Plan, Policy};
+use crate::policy::{BitsPerKey, Plan, Policy, Sizer};
 
 /// splitmix64: deterministic, dependency-free key hashes.
 struct Rng(u64);
@@ -39,7 +39,7 @@ fn policy(bits_per_key: f64) -> BitsPerKey {
 /// banding (all seeds failing is a fallback too).
 fn build(hashes: &[u64], bits: BitsPerKey) -> RibbonBuild {
     let Some(&first) = hashes.first() else { return RibbonBuild::FallBackToBloom };
-    match Plan::new(Policy::Ribbon, bits, hashes.len(), first) {
+    match Plan::new(&Sizer::rocksdb(Policy::Ribbon, bits), hashes.len(), first) {
         Plan::Ribbon(sizing) => solved_block(hashes, sizing),
         _ => RibbonBuild::FallBackToBloom,
     }
@@ -47,7 +47,7 @@ fn build(hashes: &[u64], bits: BitsPerKey) -> RibbonBuild {
 
 /// A Ribbon block at an arbitrary FP target, bypassing the policy.
 fn build_raw(hashes: &[u64], one_in: f64) -> RibbonBuild {
-    solved_block(hashes, sizing(hashes.len(), hashes[0], one_in).unwrap())
+    solved_block(hashes, sizing(hashes.len(), hashes[0], one_in, RibbonFailure::OneIn20).unwrap())
 }
 
 fn solved_block(hashes: &[u64], sizing: Sizing) -> RibbonBuild {
@@ -66,7 +66,7 @@ fn calculate_space(n: usize, first: u64, bits: BitsPerKey) -> Option<usize> {
     if n == 0 {
         return Some(0);
     }
-    match Plan::new(Policy::Ribbon, bits, n, first) {
+    match Plan::new(&Sizer::rocksdb(Policy::Ribbon, bits), n, first) {
         Plan::Ribbon(sizing) => Some(sizing.len),
         _ => None,
     }
@@ -125,11 +125,11 @@ fn golden_num_slots_from_rocksdb_oracle() {
         (950_000_000, 1_031_068_672),
     ];
     for (n, slots) in golden {
-        assert_eq!(config::num_entries_to_num_slots(n), slots, "n={n}");
+        assert_eq!(config::num_entries_to_num_slots(RibbonFailure::OneIn20, n), slots, "n={n}");
     }
     // GetNumToAdd is a near-inverse of GetNumSlots.
     for n in [1000u32, 5000, 100_000, 1_000_000] {
-        let back = config::get_num_to_add(config::num_entries_to_num_slots(n));
+        let back = config::get_num_to_add(RibbonFailure::OneIn20, config::num_entries_to_num_slots(RibbonFailure::OneIn20, n));
         assert!(back >= n && back < n + n / 50 + 200, "n={n} back={back}");
     }
 }
@@ -185,7 +185,7 @@ fn trailer_layout() {
     let t = &block[len..];
     assert_eq!(t[0], 0xFE, "marker -2");
     let num_blocks = u32::from_le_bytes([t[2], t[3], t[4], 0]);
-    assert_eq!(num_blocks, config::num_entries_to_num_slots(10_000) / 128);
+    assert_eq!(num_blocks, config::num_entries_to_num_slots(RibbonFailure::OneIn20, 10_000) / 128);
     // Seeds are tried from the low byte of the first hash upwards (mod 256),
     // and failures are rare.
     let tries = u32::from(t[1].wrapping_sub(h[0] as u8));
@@ -357,7 +357,7 @@ fn estimated_fp_rate_edges() {
         "RocksDB divides 0 by 0 here"
     );
     // 32 columns everywhere: 2^-32.
-    let slots = config::num_entries_to_num_slots(1000);
+    let slots = config::num_entries_to_num_slots(RibbonFailure::OneIn20, 1000);
     assert_eq!(
         estimated_fp_rate(1000, slots as usize * 4 + 5),
         0.5f64.powi(32)
@@ -389,7 +389,7 @@ fn fallback_decisions() {
     );
     assert_eq!(calculate_space(usize::MAX, 7, bits), None);
     let max = calculate_space(MAX_RIBBON_ENTRIES, 7, bits).unwrap();
-    let slots = config::num_entries_to_num_slots(MAX_RIBBON_ENTRIES as u32) as usize;
+    let slots = config::num_entries_to_num_slots(RibbonFailure::OneIn20, MAX_RIBBON_ENTRIES as u32) as usize;
     assert!(
         max > slots * 6 / 8 && max < slots * 7 / 8 + 16,
         "max={max} slots={slots}"
@@ -399,10 +399,10 @@ fn fallback_decisions() {
     assert_eq!(calculate_space(0, 0, bits), Some(0));
     assert_eq!(build(&[], bits), RibbonBuild::FallBackToBloom);
     // Extreme targets: FP rate >= 100% (one segment) and < 2^-32 (32 columns).
-    assert_eq!(sizing(5000, 7, 1.0).map(|s| s.len), Some(16 + 5));
-    assert_eq!(sizing(5000, 7, f64::NAN).map(|s| s.len), Some(16 + 5));
-    let s = config::num_entries_to_num_slots(5000) as usize;
-    assert_eq!(sizing(5000, 7, 1e12).map(|s| s.len), Some(s * 4 + 5));
+    assert_eq!(sizing(5000, 7, 1.0, RibbonFailure::OneIn20).map(|s| s.len), Some(16 + 5));
+    assert_eq!(sizing(5000, 7, f64::NAN, RibbonFailure::OneIn20).map(|s| s.len), Some(16 + 5));
+    let s = config::num_entries_to_num_slots(RibbonFailure::OneIn20, 5000) as usize;
+    assert_eq!(sizing(5000, 7, 1e12, RibbonFailure::OneIn20).map(|s| s.len), Some(s * 4 + 5));
 }
 
 #[test]

@@ -2,6 +2,7 @@ package io.github.rocksfilter;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
@@ -41,20 +42,64 @@ public final class FilterBuilder implements AutoCloseable {
      * @throws RocksFilterException with {@link Status#INVALID_ARGUMENT} for unusable bits per key
      */
     public FilterBuilder(Policy policy, double bitsPerKey) {
-        this.policy = Objects.requireNonNull(policy, "policy");
-        MemorySegment handle;
+        this(Objects.requireNonNull(policy, "policy"), create(policy, bitsPerKey));
+    }
+
+    /**
+     * Creates a builder sized by {@code options}: RocksDB's bits/key, or a target FP rate, or a byte
+     * budget, and for Ribbon the chance that a seed fails to solve (see {@link BuilderOptions}). With
+     * only a policy and bits/key it writes what {@link #FilterBuilder(Policy, double)} writes.
+     *
+     * @throws RocksFilterException with {@link Status#INVALID_ARGUMENT} for options the library
+     *                              refuses (the message says which)
+     */
+    public FilterBuilder(BuilderOptions options) {
+        this(Objects.requireNonNull(options, "options").policy(), create(options));
+    }
+
+    private FilterBuilder(Policy policy, MemorySegment handle) {
+        this.policy = policy;
+        this.ref = new NativeRef(handle, Native.BUILDER_FREE, "FilterBuilder");
+        this.cleanable = NativeRef.CLEANER.register(this, ref);
+    }
+
+    private static MemorySegment create(Policy policy, double bitsPerKey) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
             MemorySegment err = Native.errSlot(arena);
             int st = (int) Native.BUILDER_NEW.invokeExact(policy.code(), bitsPerKey, out, err);
             Native.check(st, err);
-            handle = out.get(ADDRESS, 0);
+            return out.get(ADDRESS, 0);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
-        this.ref = new NativeRef(handle, Native.BUILDER_FREE, "FilterBuilder");
-        this.cleanable = NativeRef.CLEANER.register(this, ref);
     }
+
+    private static MemorySegment create(BuilderOptions o) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = arena.allocate(Native.BUILDER_OPTIONS); // zeroed
+            OPT_STRUCT_SIZE.set(s, 0L, (int) Native.BUILDER_OPTIONS.byteSize());
+            OPT_POLICY.set(s, 0L, o.policy().code());
+            OPT_BITS_PER_KEY.set(s, 0L, o.bitsPerKey());
+            OPT_FP_RATE.set(s, 0L, o.fpRate());
+            OPT_MAX_BYTES.set(s, 0L, o.maxBytes());
+            OPT_RIBBON_FAILURE.set(s, 0L, o.ribbonFailureOneIn());
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment err = Native.errSlot(arena);
+            int st = (int) Native.BUILDER_NEW_WITH_OPTIONS.invokeExact(s, out, err);
+            Native.check(st, err);
+            return out.get(ADDRESS, 0);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+    }
+
+    private static final VarHandle OPT_STRUCT_SIZE = Native.member(Native.BUILDER_OPTIONS, "struct_size");
+    private static final VarHandle OPT_POLICY = Native.member(Native.BUILDER_OPTIONS, "policy");
+    private static final VarHandle OPT_BITS_PER_KEY = Native.member(Native.BUILDER_OPTIONS, "bits_per_key");
+    private static final VarHandle OPT_FP_RATE = Native.member(Native.BUILDER_OPTIONS, "fp_rate");
+    private static final VarHandle OPT_MAX_BYTES = Native.member(Native.BUILDER_OPTIONS, "max_bytes");
+    private static final VarHandle OPT_RIBBON_FAILURE = Native.member(Native.BUILDER_OPTIONS, "ribbon_failure_one_in");
 
     /** The policy this builder writes. */
     public Policy policy() {

@@ -106,6 +106,19 @@ final class Native {
             JAVA_INT.withName("upper_start_block"),
             JAVA_INT.withName("reserved")).withName("rocksfilter_filter_info_ex");
 
+    /**
+     * rocksfilter_builder_options (rocksfilter_builder_new_with_options): the caller sets
+     * {@code struct_size} to the bytes it provides; zero fields after {@code policy} are "not set".
+     */
+    static final StructLayout BUILDER_OPTIONS = MemoryLayout.structLayout(
+            JAVA_INT.withName("struct_size"),
+            JAVA_INT.withName("policy"),
+            JAVA_DOUBLE.withName("bits_per_key"),
+            JAVA_DOUBLE.withName("fp_rate"),
+            JAVA_LONG.withName("max_bytes"),
+            JAVA_INT.withName("ribbon_failure_one_in"),
+            JAVA_INT.withName("reserved")).withName("rocksfilter_builder_options");
+
     /** rocksfilter_sst_properties. */
     static final StructLayout SST_PROPERTIES = MemoryLayout.structLayout(
             JAVA_INT.withName("format_version"),
@@ -126,7 +139,7 @@ final class Native {
             ADDRESS.withName("filter_block_name")).withName("rocksfilter_sst_properties");
 
     /** Every struct layout above (StructLayoutTest checks each against the C header). */
-    static final List<StructLayout> STRUCTS = List.of(FILTER_INFO_EX, SST_PROPERTIES);
+    static final List<StructLayout> STRUCTS = List.of(FILTER_INFO_EX, BUILDER_OPTIONS, SST_PROPERTIES);
 
     /** A struct member's VarHandle taking (segment, base offset), e.g. {@code (int) h.get(seg, 0L)}. */
     static VarHandle member(StructLayout struct, String name) {
@@ -148,6 +161,9 @@ final class Native {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle BUILDER_FREE = downcall("rocksfilter_builder_free",
             FunctionDescriptor.ofVoid(ADDRESS));
+    // After the 0.1 builder calls, so that a 0.1 library's "lacks ..." message starts as before.
+    static final MethodHandle BUILDER_NEW_WITH_OPTIONS = downcall("rocksfilter_builder_new_with_options",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle BYTES_FREE = downcall("rocksfilter_bytes_free",
             FunctionDescriptor.ofVoid(ADDRESS, SIZE_T));
     static final MethodHandle STRING_FREE = downcall("rocksfilter_string_free",

@@ -8,6 +8,10 @@ public final class FilterBuilder implements AutoCloseable {
         throw JdkCheck.unsupported();
     }
 
+    public FilterBuilder(BuilderOptions options) {
+        throw JdkCheck.unsupported();
+    }
+
     public Policy policy() {
         throw JdkCheck.unsupported();
     }

@@ -231,6 +231,45 @@ class FilterTest {
         assertDoesNotThrow(() -> new FilterBuilder(Policy.RIBBON, Double.POSITIVE_INFINITY).close());
     }
 
+    static byte[] build(BuilderOptions o, byte[][] keys) {
+        try (FilterBuilder b = new FilterBuilder(o)) {
+            for (byte[] k : keys) {
+                b.add(k);
+            }
+            return b.finish();
+        }
+    }
+
+    @Test
+    void builderOptions() {
+        // Only a policy and bits/key: the constructor's bytes (RocksDB's).
+        for (Policy p : Policy.values()) {
+            assertArrayEquals(build(p, 7.5, KEYS), build(new BuilderOptions(p).withBitsPerKey(7.5), KEYS), p.name());
+        }
+        // A target FP rate (1-in-1000 banding for Ribbon) and a byte budget.
+        for (Policy p : new Policy[] {Policy.BLOOM, Policy.RIBBON}) {
+            BuilderOptions o = new BuilderOptions(p).withFpRate(0.01).withRibbonFailureOneIn(1000);
+            try (Filter f = Filter.load(build(o, KEYS))) {
+                assertTrue(f.estimatedFpRate(N) <= 0.01 * 1.001, p + ": " + f.estimatedFpRate(N));
+                for (byte[] k : KEYS) {
+                    assertTrue(f.mayMatch(k));
+                }
+            }
+            byte[] block = build(new BuilderOptions(p).withMaxBytes(4096), KEYS);
+            assertTrue(block.length <= 4096 && block.length > 4096 - 64, p + ": " + block.length);
+        }
+        // Refused combinations, with the library's message.
+        for (BuilderOptions o : new BuilderOptions[] {
+                new BuilderOptions(Policy.BLOOM).withFpRate(0.01).withMaxBytes(4096),
+                new BuilderOptions(Policy.BLOOM).withFpRate(1.5),
+                new BuilderOptions(Policy.LEGACY_BLOOM).withFpRate(0.01),
+                new BuilderOptions(Policy.RIBBON).withRibbonFailureOneIn(100)}) {
+            RocksFilterException e = assertThrows(RocksFilterException.class, () -> new FilterBuilder(o));
+            assertEquals(Status.INVALID_ARGUMENT, e.status());
+            assertNotNull(e.nativeMessage());
+        }
+    }
+
     @Test
     void degenerateBlocksLoadAsRocksDbReadsThem() {
         // A FastLocalBloom shorter than a cache line and a legacy Bloom with
