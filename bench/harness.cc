@@ -24,7 +24,7 @@
 //     -> one JSON object per (filter, op) on stdout.
 //   harness ... --own-copy: ours queries its own loaded copy of the block
 //     (rocksfilter_filter_load) instead of RocksDB's buffer.
-//   harness --large --keys N [--rounds R] [--query-keys Q]
+//   harness --large --keys N [--bits-per-key B] [--rounds R] [--query-keys Q]
 //     -> the TLB effect on a large Bloom filter: batched queries on the
 //     library's own output buffer (huge pages unless
 //     ROCKSFILTER_NO_HUGEPAGES=1) and on a plain copy; see bench/large.
@@ -512,6 +512,7 @@ int main(int argc, char** argv) {
               ops = "build,query_hit,query_miss,query_batch,query_hashed,hash";
   std::string mem_side, mem_filter;
   bool fp_sweep = false, large = false, own_copy = false;
+  double large_bpk = 10.0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -528,6 +529,7 @@ int main(int argc, char** argv) {
     else if (a == "--fp-sweep") fp_sweep = true;
     else if (a == "--large") large = true;
     else if (a == "--own-copy") own_copy = true;
+    else if (a == "--bits-per-key") large_bpk = strtod(next(), nullptr);
     else { fprintf(stderr, "unknown argument %s\n", a.c_str()); return 2; }
   }
   if (n == 0 || len == 0 || rounds == 0) { fprintf(stderr, "keys, key-len, rounds must be > 0\n"); return 2; }
@@ -576,7 +578,7 @@ int main(int argc, char** argv) {
     double t0 = NowNs();
     rocksfilter_builder* b = nullptr;
     char* err = nullptr;
-    if (rocksfilter_builder_new(ROCKSFILTER_POLICY_BLOOM, 10.0, &b, &err) != ROCKSFILTER_OK) return 1;
+    if (rocksfilter_builder_new(ROCKSFILTER_POLICY_BLOOM, large_bpk, &b, &err) != ROCKSFILTER_OK) return 1;
     for (size_t i = 0; i < n; ++i)
       rocksfilter_builder_add_key(b, reinterpret_cast<const uint8_t*>(&hit[i * len]), len);
     uint8_t* out = nullptr;
@@ -648,9 +650,10 @@ int main(int argc, char** argv) {
     for (Copy& c : copies) {
       printf("{\"filter\":\"bloom\",\"op\":\"query_batch\",\"memory\":\"%s\",\"keys\":%zu,"
              "\"key_len\":%zu,\"filter_bytes\":%zu,\"ours_ns\":%.2f,\"rocksdb_ns\":%.2f,"
-             "\"floor_ns\":%.2f,\"build_ns\":%.2f,\"anon_huge_kb\":%ld,\"align64\":%d}\n",
+             "\"floor_ns\":%.2f,\"build_ns\":%.2f,\"anon_huge_kb\":%ld,\"align64\":%d,"
+             "\"bits_per_key\":%.1f}\n",
              c.name, n, len, out_len, Median(c.s.ours), Median(c.s.rocks), Median(c.s.floor),
-             build_ns, huge_kb, int(reinterpret_cast<uintptr_t>(c.data) % 64 == 0));
+             build_ns, huge_kb, int(reinterpret_cast<uintptr_t>(c.data) % 64 == 0), large_bpk);
       rocksfilter_filter_free(c.f);
     }
     rocksfilter_bytes_free(out, out_len);
