@@ -201,27 +201,36 @@ func (f *Filter) MayMatchBatch(keys [][]byte) []bool {
 // to call (for batches whose keys total at most 1 MiB;
 // bigger ones get a fresh buffer each time).
 func (f *Filter) MayMatchBatchInto(out []bool, keys [][]byte) {
-	checkBatchOut("MayMatchBatchInto", out, keys)
+	batchInto("MayMatchBatchInto", out, keys, f != nil && f.ptr != nil,
+		func(buf *C.uint8_t, bufLen C.size_t, offs *C.size_t, n C.size_t, res *C.bool) C.rocksfilter_status {
+			return C.rocksfilter_filter_may_match_packed(f.ptr, buf, bufLen, offs, n, res, nil)
+		})
+	runtime.KeepAlive(f)
+}
+
+// batchInto is the body of the packed batch calls (Filter and SST
+// MayMatchBatchInto): out[:len(keys)] gets call's answers, or true for
+// every key when the handle is closed (open false) or the call fails, so
+// no answer is a false negative. call makes the one C call on the packed
+// keys; the caller keeps its handle alive across it.
+func batchInto(method string, out []bool, keys [][]byte, open bool,
+	call func(buf *C.uint8_t, bufLen C.size_t, offs *C.size_t, n C.size_t, res *C.bool) C.rocksfilter_status) {
+	checkBatchOut(method, out, keys)
 	if len(keys) == 0 {
 		return
 	}
 	res := out[:len(keys)]
-	if f == nil || f.ptr == nil {
-		for i := range res {
-			res[i] = true
+	if open {
+		pb, bp, bn, offs := packKeys(keys)
+		st := call(bp, bn, offs, C.size_t(len(keys)), (*C.bool)(unsafe.Pointer(&res[0])))
+		pb.release()
+		if st == C.ROCKSFILTER_OK {
+			return
 		}
-		return
-	}
-	pb, bp, bn, offs := packKeys(keys)
-	st := C.rocksfilter_filter_may_match_packed(f.ptr, bp, bn, offs, C.size_t(len(keys)),
-		(*C.bool)(unsafe.Pointer(&res[0])), nil)
-	runtime.KeepAlive(f)
-	pb.release()
-	if st != C.ROCKSFILTER_OK {
 		// Unreachable (offsets are well formed); never give a false negative.
-		for i := range res {
-			res[i] = true
-		}
+	}
+	for i := range res {
+		res[i] = true
 	}
 }
 

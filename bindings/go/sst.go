@@ -193,28 +193,11 @@ func (s *SST) MayMatchBatch(keys [][]byte) []bool {
 // that are not already back to back in one array) is reused from call to call (for batches whose keys total at most 1 MiB; bigger
 // ones get a fresh buffer each time).
 func (s *SST) MayMatchBatchInto(out []bool, keys [][]byte) {
-	checkBatchOut("SST.MayMatchBatchInto", out, keys)
-	if len(keys) == 0 {
-		return
-	}
-	res := out[:len(keys)]
-	if s == nil || s.ptr == nil {
-		for i := range res {
-			res[i] = true
-		}
-		return
-	}
-	pb, bp, bn, offs := packKeys(keys)
-	st := C.rocksfilter_sst_may_match_packed(s.ptr, bp, bn, offs, C.size_t(len(keys)),
-		(*C.bool)(unsafe.Pointer(&res[0])), nil)
+	batchInto("SST.MayMatchBatchInto", out, keys, s != nil && s.ptr != nil,
+		func(buf *C.uint8_t, bufLen C.size_t, offs *C.size_t, n C.size_t, res *C.bool) C.rocksfilter_status {
+			return C.rocksfilter_sst_may_match_packed(s.ptr, buf, bufLen, offs, n, res, nil)
+		})
 	runtime.KeepAlive(s)
-	pb.release()
-	if st != C.ROCKSFILTER_OK {
-		// Unreachable (offsets are well formed); never give a false negative.
-		for i := range res {
-			res[i] = true
-		}
-	}
 }
 
 // PrefixMayMatch reports whether the file can hold a key with this prefix,
