@@ -49,21 +49,6 @@ pub(super) struct Heads {
     heads: Vec<u64>,
 }
 
-/// The first index whose element `at_or_after` is true of (false
-/// before it, true from it on), by branch-free halving: one conditional
-/// move per step, where the textbook loop's branch mispredicts every other
-/// step on random lookups.
-#[inline(always)]
-fn first_true(v: &[u64], at_or_after: impl Fn(u64) -> bool) -> usize {
-    let (mut base, mut size) = (0, v.len());
-    while size > 1 {
-        let half = size / 2;
-        base = if at_or_after(v[base + half - 1]) { base } else { base + half };
-        size -= half;
-    }
-    base + usize::from(size == 1 && !at_or_after(v[base]))
-}
-
 /// The 8 bytes of `tail` from its start, big-endian, zero-padded.
 #[inline(always)]
 fn head_of(tail: &[u8]) -> u64 {
@@ -263,7 +248,7 @@ impl<'a> Separators<'a> {
                 // Heads are in the file's order too: the run of heads equal
                 // to the key's is found on the integers alone, and only
                 // within it are the keys themselves compared.
-                let lo = first_true(&h.heads, |x| x.cmp(&head) != before);
+                let lo = self.first_not_before(|i| h.heads[i].cmp(&head) == before);
                 let first = lo
                     + (lo..n)
                         .take_while(|&i| h.heads[i] == head && self.user_key(i)[l..].cmp(&key[l..]) == before)
