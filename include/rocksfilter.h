@@ -102,9 +102,24 @@ typedef enum {
 
 
 /**
- * Flag for rocksfilter_sst_open_opts(): do not verify block checksums.
+ * Flag for rocksfilter_sst_open_opts() and the other opens: do not verify
+ * block checksums.
  */
 #define ROCKSFILTER_SST_SKIP_CHECKSUMS 1
+
+/**
+ * Flag for rocksfilter_sst_open_opts() only: memory-map the file instead of
+ * reading it (the behaviour of 0.1.0). It saves the copy of the filter
+ * bytes at open, and it risks the host process: queries then read the
+ * mapping, so a file truncated while the handle is open (RocksDB's
+ * DeleteScheduler truncates files it deletes in steps) or an I/O error on
+ * a mapped page (a network filesystem, a failing disk) raises SIGBUS
+ * inside a query, and a file rewritten in place is queried unverified.
+ * Each handle also holds one of the process's `vm.max_map_count` mappings
+ * (65,530 by default on Linux, shared with malloc): past that every
+ * mapping of the process fails. Without it, no handle maps anything.
+ */
+#define ROCKSFILTER_SST_MMAP 2
 
 /**
  * rocksfilter_sst_filter_type(): the file has no filter.
@@ -156,6 +171,19 @@ typedef enum {
  * restart interval (1) shares nothing and needs no buffer at all.
  */
 #define PARTITION_KEYS_BUDGET (4 << 20)
+
+/**
+ * The first read of a file from a source: its last 64 KiB (or the whole
+ * file, when smaller). Footer, metaindex and properties of the files
+ * RocksDB writes take 1 to 5 KiB, so one read holds them with room to
+ * spare; a file up to 64 KiB is read whole in one go. Pebble reads 32 KiB
+ * before the footer, Parquet 64 KiB, and RocksDB up to 512 KiB
+ * (`BlockBasedTable::PrefetchTail`) because it also wants the index; a
+ * larger guess here would mostly bring index bytes no query reads, since
+ * the filter of a 64 MB file (about 0.8 MB at 10 bits/key) needs a read of
+ * its own anyway.
+ */
+#define SUFFIX_READ (64 << 10)
 
 /**
  * Properties are kept for [`Properties::raw`] while their names and values
@@ -345,6 +373,77 @@ typedef struct rocksfilter_filter_info_ex {
    */
   uint32_t reserved;
 } rocksfilter_filter_info_ex;
+
+/**
+ * A file the caller reads for the library: its own file layer, an object
+ * store's ranged GETs, an encrypted or remote file. Zero-initialise it,
+ * set `struct_size = sizeof(struct rocksfilter_source)`, `size` and
+ * `read_at` (and `ctx`, handed back to `read_at`).
+ *
+ * `read_at` must copy exactly `len` bytes of the file at `offset` into
+ * `dst` and return 0, or return anything else for an I/O error (the open
+ * then fails with ROCKSFILTER_IO_ERROR naming the offset, the length and
+ * that code). The library never asks past `size`, and asks few ranges: the
+ * last 64 KiB of the file (all of it when smaller: footer, metaindex and
+ * properties), then for a full filter its block (nothing more when the
+ * first read held it), for a partitioned filter one range holding every
+ * partition and their index, for the block-based filter of RocksDB < 7.0
+ * one range from the filter to the end of the table's index.
+ */
+typedef struct rocksfilter_source {
+  /**
+   * sizeof(struct rocksfilter_source): lets the struct grow.
+   */
+  size_t struct_size;
+  /**
+   * The file's length in bytes.
+   */
+  uint64_t size;
+  /**
+   * Handed back to read_at.
+   */
+  void *ctx;
+  /**
+   * Copy exactly len bytes at offset into dst. 0 = success; anything
+   * else = I/O error.
+   */
+  int (*read_at)(void *ctx, uint64_t offset, uint8_t *dst, size_t len);
+} rocksfilter_source;
+
+/**
+ * What opening a file read and what its handle keeps, filled by
+ * rocksfilter_sst_get_open_stats(). Like rocksfilter_filter_info_ex, it
+ * can grow: set `struct_size = sizeof(struct rocksfilter_sst_open_stats)`;
+ * the library fills at most that many bytes and sets `struct_size` to the
+ * number it filled.
+ */
+typedef struct rocksfilter_sst_open_stats {
+  /**
+   * In: bytes the caller provides. Out: bytes the library filled.
+   */
+  uint32_t struct_size;
+  /**
+   * Always 0.
+   */
+  uint32_t reserved;
+  /**
+   * Reads the open made: pread() calls, or read_at calls of a
+   * rocksfilter_source; 0 for memory and mapped files.
+   */
+  uint64_t reads;
+  /**
+   * Bytes those reads returned.
+   */
+  uint64_t bytes_read;
+  /**
+   * Bytes the handle owns for its queries (filter blocks, and the
+   * partition index of a partitioned filter, alignment included); 0 when
+   * queries read the caller's memory or a mapping. The handle's other
+   * memory is small and fixed, plus the separators of a partitioned or
+   * block-based filter's index.
+   */
+  uint64_t bytes_held;
+} rocksfilter_sst_open_stats;
 
 /**
  * Properties of an SST file, filled by rocksfilter_sst_get_properties().
@@ -699,12 +798,15 @@ const char *rocksfilter_version(void);
  * SST FILES: open a RocksDB SST file and ask whether it can hold a key.
  * ==========================================================================
  *
- * Opens the SST file at `path` (NUL-terminated), memory-mapping it; filter
- * bytes are never copied. Verifies the footer and every block read. The
- * file must not be modified or truncated while the handle is open. On
- * success `*out` receives a handle freed with rocksfilter_sst_free(); on
- * failure NULL, with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and
- * at which offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
+ * Opens the SST file at `path` (NUL-terminated): reads the blocks its
+ * filter needs with pread() into memory the handle owns (two reads for a
+ * file with a full or partitioned filter, see rocksfilter_source), verifies
+ * the footer and every block read, and closes the file before returning.
+ * Queries read only that memory: truncating, rewriting or deleting the
+ * file while the handle is open changes no answer. On success `*out`
+ * receives a handle freed with rocksfilter_sst_free(); on failure NULL,
+ * with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and at which
+ * offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
  *
  * Files are read by RocksDB's rules: a file RocksDB refuses (bad footer
  * or metaindex) is refused; a filter RocksDB would not use (damaged,
@@ -722,7 +824,8 @@ rocksfilter_status rocksfilter_sst_open(const char *path,
                                         char **errptr);
 
 /**
- * As rocksfilter_sst_open() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+ * As rocksfilter_sst_open() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS,
+ * ROCKSFILTER_SST_MMAP: read its comment before using it).
  */
 rocksfilter_status rocksfilter_sst_open_opts(const char *path,
                                              uint32_t flags,
@@ -747,6 +850,29 @@ rocksfilter_status rocksfilter_sst_open_memory_opts(const uint8_t *data,
                                                     uint32_t flags,
                                                     struct rocksfilter_sst **out,
                                                     char **errptr);
+
+/**
+ * Opens an SST file through the caller's reads (see rocksfilter_source).
+ * `read_at` is called only inside this call, on the calling thread;
+ * nothing keeps `src` or `ctx` after it returns. Everything else is as
+ * rocksfilter_sst_open(): the handle owns what it queries, the same
+ * answers, the same errors, plus ROCKSFILTER_IO_ERROR when a read fails
+ * ("read of LEN bytes at offset OFF failed: read_at returned CODE") or the
+ * bytes of a range read twice differ. `flags`: ROCKSFILTER_SST_SKIP_CHECKSUMS.
+ */
+rocksfilter_status rocksfilter_sst_open_source(const struct rocksfilter_source *src,
+                                               uint32_t flags,
+                                               struct rocksfilter_sst **out,
+                                               char **errptr);
+
+/**
+ * Fills `*out` (see rocksfilter_sst_open_stats). ROCKSFILTER_INVALID_ARGUMENT,
+ * with a message in `*errptr`, on NULL arguments or a `struct_size` below
+ * 16 bytes.
+ */
+rocksfilter_status rocksfilter_sst_get_open_stats(const struct rocksfilter_sst *s,
+                                                  struct rocksfilter_sst_open_stats *out,
+                                                  char **errptr);
 
 /**
  * Can the file hold this key? false is definite. Answers as RocksDB's Get
@@ -803,10 +929,10 @@ rocksfilter_status rocksfilter_sst_prefix_may_match(const struct rocksfilter_sst
                                                     char **errptr);
 
 /**
- * The file's full filter as a rocksfilter_filter, sharing the file's bytes
+ * The file's full filter as a rocksfilter_filter, sharing the handle's bytes
  * (no copy): it stays valid after rocksfilter_sst_free() for files opened
- * by path; for rocksfilter_sst_open_memory() the caller's buffer must
- * outlive it. Free it with rocksfilter_filter_free().
+ * by path or source; for rocksfilter_sst_open_memory() the caller's buffer
+ * must outlive it. Free it with rocksfilter_filter_free().
  * ROCKSFILTER_NOT_FOUND when the file's filter is partitioned or absent;
  * ROCKSFILTER_NOT_SUPPORTED when it is of a kind this library cannot read.
  */

@@ -147,7 +147,7 @@ impl FilterInfo {
 /// SST file keep the mapping alive without copying their bytes.
 /// Who keeps a filter's bytes alive.
 #[derive(Clone)]
-enum Bytes<'a> {
+pub(crate) enum Bytes<'a> {
     Borrowed(&'a [u8]),
     /// A `Vec` rather than a `Box<[u8]>`: the filter keeps a raw view of
     /// these bytes, and a `Box` asserts unique access whenever it moves.
@@ -160,7 +160,7 @@ enum Bytes<'a> {
 }
 
 impl Bytes<'_> {
-    fn as_slice(&self) -> &[u8] {
+    pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             Bytes::Borrowed(b) => b,
             Bytes::Owned(b, at) => &b[*at..],
@@ -385,9 +385,16 @@ impl<'a> Filter<'a> {
 
     /// Loads the block at `range` of a shared buffer (e.g. a memory-mapped
     /// file) without copying; the filter keeps the buffer alive.
+    #[cfg(test)]
     pub(crate) fn from_shared(buf: Arc<dyn AsRef<[u8]> + Send + Sync>, range: Range<usize>) -> Result<Filter<'static>> {
         let reader = parse(&(*buf).as_ref()[range.clone()])?;
         Ok(Filter::assemble(Bytes::Shared(buf, range), reader))
+    }
+
+    /// Loads a block from bytes the SST reader fetched and keeps.
+    pub(crate) fn from_held(data: Bytes<'a>) -> Result<Filter<'a>> {
+        let reader = parse(data.as_slice())?;
+        Ok(Filter::assemble(data, reader))
     }
 
     /// A filter that answers "may match" to every key: what RocksDB uses in

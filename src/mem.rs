@@ -89,6 +89,18 @@ pub(crate) fn copy_block(bytes: &[u8]) -> (Vec<u8>, usize) {
     (v, at)
 }
 
+/// A zeroed buffer of `len` bytes that the library reads a file's blocks
+/// into: in a vector, from the returned offset on, 64-byte aligned as
+/// [`copy_block`]'s, and advised for huge pages when large.
+pub(crate) fn zeroed_block(len: usize) -> (Vec<u8>, usize) {
+    const ALIGN: usize = 64;
+    let mut v = Vec::with_capacity(len + ALIGN - 1);
+    let at = (v.as_ptr() as usize).next_multiple_of(ALIGN) - v.as_ptr() as usize;
+    advise_huge(v.as_ptr(), len + at);
+    v.resize(at + len, 0);
+    (v, at)
+}
+
 /// Pre-faults the whole pages inside `ptr..ptr + len`, memory owned by the
 /// caller that it is about to write (advised for huge pages first, when
 /// large).

@@ -406,8 +406,15 @@ fn sst_null_and_bad_arguments() {
         assert_eq!(rocksfilter_sst_open(p.as_ptr(), &mut s, &mut err), ROCKSFILTER_IO_ERROR);
         let msg = take(&mut err).unwrap();
         assert!(msg.contains("/nonexistent/rocksfilter/x.sst"), "I/O error must name the path: {msg}");
-        assert_eq!(rocksfilter_sst_open_opts(p.as_ptr(), 2, &mut s, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(rocksfilter_sst_open_opts(p.as_ptr(), 4, &mut s, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
         assert!(take(&mut err).unwrap().contains("flags"));
+        // Mapping is for paths only.
+        let bytes = [0u8; 64];
+        assert_eq!(
+            rocksfilter_sst_open_memory_opts(bytes.as_ptr(), bytes.len(), ROCKSFILTER_SST_MMAP, &mut s, &mut err),
+            ROCKSFILTER_INVALID_ARGUMENT
+        );
+        assert!(s.is_null() && take(&mut err).unwrap().contains("apply only to rocksfilter_sst_open_opts"));
         // A directory and an empty file.
         let d = CString::new(std::env::temp_dir().to_str().unwrap()).unwrap();
         let st = rocksfilter_sst_open(d.as_ptr(), &mut s, &mut err);

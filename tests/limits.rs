@@ -292,7 +292,7 @@ fn synthetic_sst_with_a_full_filter_opens_and_answers() {
     let block = b.finish().unwrap();
     let sst = craft::Crafted::minimal(&block);
     for verify in [true, false] {
-        let s = Sst::from_bytes_with(&sst, SstOptions { verify_checksums: verify }).unwrap();
+        let s = Sst::from_bytes_with(&sst, SstOptions::default().with_verify_checksums(verify)).unwrap();
         let f = s.full_filter().expect("full filter");
         assert_eq!(f.as_bytes(), &block[..]);
         assert!(keys.iter().all(|k| s.may_match(k)));
@@ -323,7 +323,7 @@ fn sst_whose_filter_handle_spans_over_4_gib_is_not_used() {
     let map = sparse_map("sst-over4g", base + tail.len() as u64, &tail);
     // RocksDB would truncate the length to 32 bits and read garbage; this
     // library does not use such a filter: every key may match.
-    let sst = Sst::from_bytes_with(&map[..], SstOptions { verify_checksums: false }).unwrap();
+    let sst = Sst::from_bytes_with(&map[..], SstOptions::default().with_verify_checksums(false)).unwrap();
     let SstFilter::Unsupported(m) = sst.filter() else { panic!("a filter block over 4 GiB was used: {sst:?}") };
     assert!(m.contains("filter block at offset 0") && m.contains("4 GiB"), "{m}");
     assert!(sst.may_match(b"anything"));

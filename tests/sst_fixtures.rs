@@ -281,7 +281,7 @@ fn damaged_files_fail_cleanly_and_never_lose_a_key() {
 #[ignore = "needs real SST fixtures: make sst-test"]
 fn skip_checksums_still_reads_and_prefix_rules_hold() {
     for f in fixtures() {
-        let sst = Sst::open_with(&f.path, SstOptions { verify_checksums: false }).unwrap();
+        let sst = Sst::open_with(&f.path, SstOptions::default().with_verify_checksums(false)).unwrap();
         if f.num("prefix_len") > 0.0 {
             let n = f.num("prefix_len") as usize;
             assert_eq!(sst.prefix_extractor(), Some(PrefixExtractor::Fixed(n)), "{}", f.name());

@@ -71,7 +71,7 @@ fn geometry(filters: &[Filter<'_>], keys: Option<u64>) -> Geometry {
 }
 
 pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
-    let sst = Sst::open_with(path, SstOptions { verify_checksums: verify }).map_err(|e| e.to_string())?;
+    let sst = Sst::open_with(path, SstOptions::default().with_verify_checksums(verify)).map_err(|e| e.to_string())?;
     // A file written without checksums (ChecksumType none) has nothing to verify.
     let verified = verify && sst.checksum_type() != rocksfilter::ChecksumType::None;
     let p = sst.properties();

@@ -59,8 +59,8 @@ fn exercise(s: &Sst<'_>, keys: &[&[u8]]) -> (Vec<bool>, Option<Vec<Option<bool>>
 
 fuzz_target!(|data: &[u8]| {
     let keys = probe_keys(data);
-    let verified = Sst::from_bytes_with(data, SstOptions { verify_checksums: true });
-    let unverified = Sst::from_bytes_with(data, SstOptions { verify_checksums: false });
+    let verified = Sst::from_bytes_with(data, SstOptions::default().with_verify_checksums(true));
+    let unverified = Sst::from_bytes_with(data, SstOptions::default().with_verify_checksums(false));
     if let Err(e) = &verified {
         assert!(!e.message().is_empty());
     }

@@ -943,7 +943,7 @@ const INFO_EX_FIELD_ENDS: [usize; 10] = {
 /// # Safety
 /// `out` is non-NULL, aligned for `T` and writable for `provided` bytes; `T`
 /// is `repr(C)` and starts with a `u32`.
-unsafe fn write_sized<T>(out: *mut T, value: &T, provided: usize, ends: &[usize]) -> Result<(), Error> {
+pub(crate) unsafe fn write_sized<T>(out: *mut T, value: &T, provided: usize, ends: &[usize]) -> Result<(), Error> {
     debug_assert_eq!(ends.last(), Some(&std::mem::size_of::<T>()));
     let Some(&n) = ends.iter().rev().find(|&&e| e <= provided) else {
         return Err(Error::invalid(format!(

@@ -1,15 +1,27 @@
 //! C ABI for SST files: a thin layer over [`crate::Sst`].
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr;
 
 use super::guard::{guard, guard_out, guard_status};
-use super::{batch_fail_open, batch_packed, bytes, null_arg, rocksfilter_filter, rocksfilter_status, BatchTarget};
-use crate::sst::{Sst, SstFilter, SstFilterType, SstOptions};
+use super::{batch_fail_open, batch_packed, bytes, null_arg, rocksfilter_filter, rocksfilter_status, write_sized, BatchTarget};
+use crate::sst::{Source, Sst, SstFilter, SstFilterType, SstOptions};
 use crate::{Error, ErrorKind};
 
-/// Flag for rocksfilter_sst_open_opts(): do not verify block checksums.
+/// Flag for rocksfilter_sst_open_opts() and the other opens: do not verify
+/// block checksums.
 pub const ROCKSFILTER_SST_SKIP_CHECKSUMS: u32 = 1;
+/// Flag for rocksfilter_sst_open_opts() only: memory-map the file instead of
+/// reading it (the behaviour of 0.1.0). It saves the copy of the filter
+/// bytes at open, and it risks the host process: queries then read the
+/// mapping, so a file truncated while the handle is open (RocksDB's
+/// DeleteScheduler truncates files it deletes in steps) or an I/O error on
+/// a mapped page (a network filesystem, a failing disk) raises SIGBUS
+/// inside a query, and a file rewritten in place is queried unverified.
+/// Each handle also holds one of the process's `vm.max_map_count` mappings
+/// (65,530 by default on Linux, shared with malloc): past that every
+/// mapping of the process fails. Without it, no handle maps anything.
+pub const ROCKSFILTER_SST_MMAP: u32 = 2;
 
 /// rocksfilter_sst_filter_type(): the file has no filter.
 pub const ROCKSFILTER_SST_FILTER_NONE: u32 = 0;
@@ -88,23 +100,33 @@ fn wrap(inner: Sst<'static>) -> *mut rocksfilter_sst {
     Box::into_raw(Box::new(rocksfilter_sst { inner, strings }))
 }
 
-fn options(flags: u32) -> Result<SstOptions, Error> {
-    if flags & !ROCKSFILTER_SST_SKIP_CHECKSUMS != 0 {
+/// The options `flags` ask for; `allowed` the flags this open takes.
+fn options(flags: u32, allowed: u32) -> Result<SstOptions, Error> {
+    if flags & !(ROCKSFILTER_SST_SKIP_CHECKSUMS | ROCKSFILTER_SST_MMAP) != 0 {
         return Err(Error::invalid(format!("unknown flags {flags:#x}")));
     }
-    Ok(SstOptions { verify_checksums: flags & ROCKSFILTER_SST_SKIP_CHECKSUMS == 0 })
+    if flags & !allowed != 0 {
+        return Err(Error::invalid(format!("flags {:#x} apply only to rocksfilter_sst_open_opts()", flags & !allowed)));
+    }
+    Ok(SstOptions {
+        verify_checksums: flags & ROCKSFILTER_SST_SKIP_CHECKSUMS == 0,
+        mmap: flags & ROCKSFILTER_SST_MMAP != 0,
+    })
 }
 
 /// ==========================================================================
 /// SST FILES: open a RocksDB SST file and ask whether it can hold a key.
 /// ==========================================================================
 ///
-/// Opens the SST file at `path` (NUL-terminated), memory-mapping it; filter
-/// bytes are never copied. Verifies the footer and every block read. The
-/// file must not be modified or truncated while the handle is open. On
-/// success `*out` receives a handle freed with rocksfilter_sst_free(); on
-/// failure NULL, with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and
-/// at which offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
+/// Opens the SST file at `path` (NUL-terminated): reads the blocks its
+/// filter needs with pread() into memory the handle owns (two reads for a
+/// file with a full or partitioned filter, see rocksfilter_source), verifies
+/// the footer and every block read, and closes the file before returning.
+/// Queries read only that memory: truncating, rewriting or deleting the
+/// file while the handle is open changes no answer. On success `*out`
+/// receives a handle freed with rocksfilter_sst_free(); on failure NULL,
+/// with ROCKSFILTER_IO_ERROR, ROCKSFILTER_CORRUPTION (what and at which
+/// offset) or ROCKSFILTER_NOT_SUPPORTED (e.g. PlainTable files).
 ///
 /// Files are read by RocksDB's rules: a file RocksDB refuses (bad footer
 /// or metaindex) is refused; a filter RocksDB would not use (damaged,
@@ -126,7 +148,8 @@ pub unsafe extern "C" fn rocksfilter_sst_open(
     unsafe { rocksfilter_sst_open_opts(path, 0, out, errptr) }
 }
 
-/// As rocksfilter_sst_open() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+/// As rocksfilter_sst_open() with flags (ROCKSFILTER_SST_SKIP_CHECKSUMS,
+/// ROCKSFILTER_SST_MMAP: read its comment before using it).
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_sst_open_opts(
     path: *const c_char,
@@ -144,7 +167,8 @@ pub unsafe extern "C" fn rocksfilter_sst_open_opts(
         let path = std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path.to_bytes()));
         #[cfg(not(unix))]
         let path = std::path::PathBuf::from(path.to_str().map_err(|_| Error::invalid("path is not UTF-8"))?);
-        Ok(wrap(Sst::open_with(path, options(flags)?)?))
+        let all = ROCKSFILTER_SST_SKIP_CHECKSUMS | ROCKSFILTER_SST_MMAP;
+        Ok(wrap(Sst::open_with(path, options(flags, all)?)?))
     };
     // SAFETY: header contract: out is NULL or writable.
     unsafe { guard_out(errptr, out, make) }
@@ -177,11 +201,159 @@ pub unsafe extern "C" fn rocksfilter_sst_open_memory_opts(
         // SAFETY: header contract: data readable for len bytes and outliving
         // the handle (the 'static here stands for that promise).
         let file: &'static [u8] = unsafe { bytes(data, len) }.map_err(|e| e.error("data"))?;
-        Ok(wrap(Sst::from_bytes_with(file, options(flags)?)?))
+        Ok(wrap(Sst::from_bytes_with(file, options(flags, ROCKSFILTER_SST_SKIP_CHECKSUMS)?)?))
     };
     // SAFETY: header contract: out is NULL or writable.
     unsafe { guard_out(errptr, out, make) }
 }
+
+/// A file the caller reads for the library: its own file layer, an object
+/// store's ranged GETs, an encrypted or remote file. Zero-initialise it,
+/// set `struct_size = sizeof(struct rocksfilter_source)`, `size` and
+/// `read_at` (and `ctx`, handed back to `read_at`).
+///
+/// `read_at` must copy exactly `len` bytes of the file at `offset` into
+/// `dst` and return 0, or return anything else for an I/O error (the open
+/// then fails with ROCKSFILTER_IO_ERROR naming the offset, the length and
+/// that code). The library never asks past `size`, and asks few ranges: the
+/// last 64 KiB of the file (all of it when smaller: footer, metaindex and
+/// properties), then for a full filter its block (nothing more when the
+/// first read held it), for a partitioned filter one range holding every
+/// partition and their index, for the block-based filter of RocksDB < 7.0
+/// one range from the filter to the end of the table's index.
+#[repr(C)]
+pub struct rocksfilter_source {
+    /// sizeof(struct rocksfilter_source): lets the struct grow.
+    pub struct_size: usize,
+    /// The file's length in bytes.
+    pub size: u64,
+    /// Handed back to read_at.
+    pub ctx: *mut c_void,
+    /// Copy exactly len bytes at offset into dst. 0 = success; anything
+    /// else = I/O error.
+    pub read_at: Option<unsafe extern "C" fn(ctx: *mut c_void, offset: u64, dst: *mut u8, len: usize) -> c_int>,
+}
+
+/// A rocksfilter_source as a [`Source`].
+struct CallbackSource {
+    size: u64,
+    ctx: *mut c_void,
+    read_at: unsafe extern "C" fn(*mut c_void, u64, *mut u8, usize) -> c_int,
+}
+
+impl Source for CallbackSource {
+    fn size(&self) -> std::io::Result<u64> {
+        Ok(self.size)
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        // SAFETY: the caller's contract (rocksfilter_source): read_at copies
+        // at most len bytes into dst, which is buf, writable for len bytes.
+        let rc = unsafe { (self.read_at)(self.ctx, offset, buf.as_mut_ptr(), buf.len()) };
+        match rc {
+            0 => Ok(()),
+            rc => Err(std::io::Error::other(format!("read_at returned {rc}"))),
+        }
+    }
+}
+
+/// Opens an SST file through the caller's reads (see rocksfilter_source).
+/// `read_at` is called only inside this call, on the calling thread;
+/// nothing keeps `src` or `ctx` after it returns. Everything else is as
+/// rocksfilter_sst_open(): the handle owns what it queries, the same
+/// answers, the same errors, plus ROCKSFILTER_IO_ERROR when a read fails
+/// ("read of LEN bytes at offset OFF failed: read_at returned CODE") or the
+/// bytes of a range read twice differ. `flags`: ROCKSFILTER_SST_SKIP_CHECKSUMS.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_open_source(
+    src: *const rocksfilter_source,
+    flags: u32,
+    out: *mut *mut rocksfilter_sst,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    let make = || {
+        if src.is_null() {
+            return Err(null_arg("src"));
+        }
+        // SAFETY: header contract: src points to a rocksfilter_source whose
+        // leading struct_size is readable.
+        let provided = unsafe { ptr::addr_of!((*src).struct_size).read() };
+        let needed = std::mem::size_of::<rocksfilter_source>();
+        if provided < needed {
+            return Err(Error::invalid(format!(
+                "rocksfilter_source.struct_size is {provided}, below the {needed} bytes of its fields: set it to sizeof(struct rocksfilter_source)"
+            )));
+        }
+        // SAFETY: all four fields lie within the caller's struct_size bytes.
+        let (size, ctx, read_at) = unsafe { ((*src).size, (*src).ctx, (*src).read_at) };
+        let read_at = read_at.ok_or_else(|| null_arg("src->read_at"))?;
+        let source = CallbackSource { size, ctx, read_at };
+        Ok(wrap(Sst::open_source(&source, options(flags, ROCKSFILTER_SST_SKIP_CHECKSUMS)?)?))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
+}
+
+/// What opening a file read and what its handle keeps, filled by
+/// rocksfilter_sst_get_open_stats(). Like rocksfilter_filter_info_ex, it
+/// can grow: set `struct_size = sizeof(struct rocksfilter_sst_open_stats)`;
+/// the library fills at most that many bytes and sets `struct_size` to the
+/// number it filled.
+#[repr(C)]
+pub struct rocksfilter_sst_open_stats {
+    /// In: bytes the caller provides. Out: bytes the library filled.
+    pub struct_size: u32,
+    /// Always 0.
+    pub reserved: u32,
+    /// Reads the open made: pread() calls, or read_at calls of a
+    /// rocksfilter_source; 0 for memory and mapped files.
+    pub reads: u64,
+    /// Bytes those reads returned.
+    pub bytes_read: u64,
+    /// Bytes the handle owns for its queries (filter blocks, and the
+    /// partition index of a partitioned filter, alignment included); 0 when
+    /// queries read the caller's memory or a mapping. The handle's other
+    /// memory is small and fixed, plus the separators of a partitioned or
+    /// block-based filter's index.
+    pub bytes_held: u64,
+}
+
+/// Fills `*out` (see rocksfilter_sst_open_stats). ROCKSFILTER_INVALID_ARGUMENT,
+/// with a message in `*errptr`, on NULL arguments or a `struct_size` below
+/// 16 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_get_open_stats(
+    s: *const rocksfilter_sst,
+    out: *mut rocksfilter_sst_open_stats,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        // SAFETY: header contract: s NULL or live.
+        let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: out is non-NULL, aligned and its first field readable
+        // (contract: at least struct_size bytes, which write_sized checks).
+        let provided = unsafe { ptr::addr_of!((*out).struct_size).read() } as usize;
+        let st = s.inner.open_stats();
+        let full = rocksfilter_sst_open_stats {
+            struct_size: 0,
+            reserved: 0,
+            reads: st.reads,
+            bytes_read: st.bytes_read,
+            bytes_held: st.bytes_held,
+        };
+        // SAFETY: out points to `provided` writable bytes (contract).
+        unsafe { write_sized(out, &full, provided, &OPEN_STATS_FIELD_ENDS) }
+    })
+}
+
+/// Where each field of rocksfilter_sst_open_stats ends.
+const OPEN_STATS_FIELD_ENDS: [usize; 3] = {
+    use std::mem::offset_of;
+    type T = rocksfilter_sst_open_stats;
+    [offset_of!(T, reads) + 8, offset_of!(T, bytes_read) + 8, offset_of!(T, bytes_held) + 8]
+};
 
 /// # Safety
 /// `s` is NULL or a live handle.
@@ -282,10 +454,10 @@ pub unsafe extern "C" fn rocksfilter_sst_prefix_may_match(
     })
 }
 
-/// The file's full filter as a rocksfilter_filter, sharing the file's bytes
+/// The file's full filter as a rocksfilter_filter, sharing the handle's bytes
 /// (no copy): it stays valid after rocksfilter_sst_free() for files opened
-/// by path; for rocksfilter_sst_open_memory() the caller's buffer must
-/// outlive it. Free it with rocksfilter_filter_free().
+/// by path or source; for rocksfilter_sst_open_memory() the caller's buffer
+/// must outlive it. Free it with rocksfilter_filter_free().
 /// ROCKSFILTER_NOT_FOUND when the file's filter is partitioned or absent;
 /// ROCKSFILTER_NOT_SUPPORTED when it is of a kind this library cannot read.
 #[no_mangle]

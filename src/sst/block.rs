@@ -100,13 +100,8 @@ impl PrevDiff {
 pub struct EntryInfo {
     /// Block offset of the entry.
     pub offset: usize,
-    /// Block offset of its non-shared key bytes (the whole key when `shared` is 0).
-    pub key_offset: usize,
     /// Block offset of its value.
     pub value_offset: usize,
-    /// The key is stored whole at `key_offset` (it shares nothing with the
-    /// previous key and the block has no common prefix).
-    pub stored_whole: bool,
     pub prev: PrevDiff,
 }
 
@@ -243,12 +238,10 @@ impl<'b> BlockIter<'b> {
         Ok(Some((shared as u32, value_len)))
     }
 
-    fn info(&self, shared: u32, value_offset: usize) -> EntryInfo {
+    fn info(&self, value_offset: usize) -> EntryInfo {
         EntryInfo {
             offset: self.current,
-            key_offset: self.key_at,
             value_offset,
-            stored_whole: shared == 0 && self.prefix.is_empty(),
             prev: self.prev,
         }
     }
@@ -256,13 +249,13 @@ impl<'b> BlockIter<'b> {
     /// Next (key, value) of a block with explicit value lengths, with
     /// where the entry lies.
     pub fn next_entry(&mut self) -> Result<Option<(&[u8], &'b [u8], EntryInfo)>> {
-        let Some((shared, value_len)) = self.next_key(true)? else { return Ok(None) };
+        let Some((_, value_len)) = self.next_key(true)? else { return Ok(None) };
         let vlen = value_len.unwrap_or(0) as usize;
         let end = self.pos.checked_add(vlen).filter(|&e| e <= self.limit).ok_or_else(|| {
             self.err(&format!("value of {vlen} bytes runs past the entries"))
         })?;
         let value = &self.data[self.pos..end];
-        let info = self.info(shared, self.pos);
+        let info = self.info(self.pos);
         self.pos = end;
         Ok(Some((&self.key, value, info)))
     }
@@ -317,7 +310,7 @@ impl<'b> BlockIter<'b> {
             })?,
             None => p,
         };
-        let info = self.info(shared, start);
+        let info = self.info(start);
         Ok(Some((&self.key, handle, info)))
     }
 }
@@ -440,7 +433,6 @@ mod tests {
         let mut keys = vec![];
         while let Some((k, v, info)) = it.next_entry().unwrap() {
             assert_eq!(v, b"v");
-            assert!(!info.stored_whole);
             if !keys.is_empty() {
                 assert_eq!(info.prev.bytewise(k), Ordering::Less);
             }

@@ -19,13 +19,15 @@
 //! index blocks are decompressed, `sst::compression`).
 
 use std::collections::HashSet;
-use std::ops::Range;
 
 use super::block::BlockIter;
 use super::compression::decompress;
-use super::format::{fixed32, read_block_typed, BlockHandle, Footer};
+use super::fetch::Fetcher;
+use super::format::{block_end, fixed32, BlockHandle, Footer};
 use super::separators::Separators;
-use super::{Backing, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
+use super::{fatal_io, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
+use crate::error::Error;
+use crate::filter::Bytes;
 use crate::bloom::block_based as bloom;
 
 /// `BlockBasedTableOptions::IndexType` (`include/rocksdb/table.h`), as the
@@ -42,48 +44,61 @@ const PREFIX_SEEK_TRAILER: u64 = (((1u64 << 56) - 1) << 8) | 1;
 /// A block-based filter with the data index it is looked up through.
 #[derive(Clone, Debug)]
 pub struct BlockBased<'a> {
-    backing: Backing<'a>,
-    /// The filter block's bytes in the file.
-    block: Range<usize>,
+    /// The filter block's bytes.
+    block: Bytes<'a>,
     /// `ParseFieldsFromBlock`: where the offset array starts (block
     /// offset), how many filters, and the range size's log2. None when the
     /// block is too short or the array offset is past it: every key may
     /// match, as in RocksDB.
     fields: Option<(usize, usize, u8)>,
     /// One separator per data block, in key order.
-    index: Separators<'a>,
+    index: Separators,
     /// The data block offset of each separator.
     data_offsets: Vec<u64>,
 }
 
 impl<'a> BlockBased<'a> {
-    /// Reads the filter block at `filter` and the table's data index. Err
-    /// (the filter is not used: every key may match) where this library
-    /// cannot find a key's data block as RocksDB does.
+    /// Reads the filter block at `filter` and the table's data index.
+    /// Ok(Err(why)) (the filter is not used: every key may match) where
+    /// this library cannot find a key's data block as RocksDB does. Err:
+    /// the source failed.
+    ///
+    /// Reads: RocksDB < 7.0 writes the filter block, then the index (a
+    /// two-level index: its partitions, then the top level), so one read
+    /// from the filter to the end of the index brings all of them when
+    /// they were not among the bytes read already.
     pub(super) fn read(
-        backing: &Backing<'a>,
+        fetch: &mut Fetcher<'a, '_>,
         footer: &Footer,
         filter: BlockHandle,
         properties: &Properties,
         cmp: Comparator,
-        verify: bool,
-    ) -> Result<BlockBased<'a>, String> {
-        let file = backing.bytes();
-        let (block, _) = read_block_typed(file, footer, filter, "block-based filter", verify)
-            .map_err(|e| format!("{} (RocksDB does not use a filter block it cannot read)", e.message()))?;
-        let n = block.len();
+    ) -> Result<Result<BlockBased<'a>, String>, Error> {
+        let Some(index_handle) = footer.index else {
+            return Ok(Err(format!(
+                "a block-based filter in a format_version {} file (only RocksDB < 7.0 wrote the filter, and at most format_version 5)",
+                footer.format_version
+            )));
+        };
+        if let Ok(index_end) = block_end(footer, index_handle, "index") {
+            let r = filter.offset..index_end as u64;
+            if filter.offset <= index_handle.offset && !fetch.holds(&r, false) {
+                fatal_io(fetch.prefetch(r, false))?.ok();
+            }
+        }
+        let block = match fatal_io(fetch.block(footer, filter, "block-based filter"))? {
+            Ok(b) => b,
+            Err(e) => return Ok(Err(format!("{} (RocksDB does not use a filter block it cannot read)", e.message()))),
+        };
+        let held = fetch.keep(&block);
+        let n = held.as_slice().len();
         // ParseFieldsFromBlock.
         let fields = if n < 5 {
             None
         } else {
-            let array = fixed32(block, n - 5) as usize;
-            (array <= n - 5).then(|| (array, (n - 5 - array) / 4, block[n - 1]))
-        };
-        let Some(index_handle) = footer.index else {
-            return Err(format!(
-                "a block-based filter in a format_version {} file (only RocksDB < 7.0 wrote the filter, and at most format_version 5)",
-                footer.format_version
-            ));
+            let b = held.as_slice();
+            let array = fixed32(b, n - 5) as usize;
+            (array <= n - 5).then(|| (array, (n - 5 - array) / 4, b[n - 1]))
         };
         let index_type = match properties.index_type {
             None => BINARY_SEARCH,
@@ -92,54 +107,63 @@ impl<'a> BlockBased<'a> {
         let internal = !properties.index_key_is_user_key.unwrap_or(false);
         let delta = properties.index_value_is_delta_encoded.unwrap_or(false);
         let mut bb = BlockBased {
-            backing: backing.clone(),
-            block: filter.offset as usize..filter.offset as usize + n,
+            block: held,
             fields,
-            index: Separators::new(backing.clone(), internal, cmp, PARTITION_KEYS_BUDGET),
+            index: Separators::new(internal, cmp, PARTITION_KEYS_BUDGET),
             data_offsets: Vec::new(),
         };
-        match index_type {
-            BINARY_SEARCH | HASH_SEARCH | BINARY_SEARCH_WITH_FIRST_KEY => {
-                let first_key = index_type == BINARY_SEARCH_WITH_FIRST_KEY;
-                bb.read_index_block(footer, index_handle, "index", delta, first_key, verify, |bb, h| {
-                    bb.data_offsets.push(h.offset);
-                    Ok(())
-                })?;
-            }
-            TWO_LEVEL => {
-                // The top-level separators only route lookups to partitions
-                // (read into a scratch list, in order); the partitions' own
-                // separators, all in order, are the index.
-                let scratch = Separators::new(backing.clone(), internal, cmp, PARTITION_KEYS_BUDGET);
-                let data_index = std::mem::replace(&mut bb.index, scratch);
-                let mut partitions = Vec::new();
-                bb.read_index_block(footer, index_handle, "top-level index", delta, false, verify, |_, h| {
-                    partitions.push(h);
-                    Ok(())
-                })?;
-                bb.index = data_index;
-                let mut seen = HashSet::new();
-                let mut total: u64 = 0;
-                for h in partitions {
-                    total = total.saturating_add(h.size);
-                    if !seen.insert(h) || total > file.len() as u64 {
-                        return Err(format!(
-                            "index partition at offset {} is listed twice or the partitions overlap (RocksDB never writes that)",
-                            h.offset
-                        ));
-                    }
-                    bb.read_index_block(footer, h, "index partition", delta, false, verify, |bb, h| {
+        let file_len = fetch.len();
+        let mut read = || -> Result<Result<(), String>, Error> {
+            match index_type {
+                BINARY_SEARCH | HASH_SEARCH | BINARY_SEARCH_WITH_FIRST_KEY => {
+                    let first_key = index_type == BINARY_SEARCH_WITH_FIRST_KEY;
+                    bb.read_index_block(fetch, footer, index_handle, "index", delta, first_key, |bb, h| {
                         bb.data_offsets.push(h.offset);
-                        Ok(())
-                    })?;
+                    })
                 }
+                TWO_LEVEL => {
+                    // The top-level separators only route lookups to
+                    // partitions (read into a scratch list, in order); the
+                    // partitions' own separators, all in order, are the index.
+                    let scratch = Separators::new(internal, cmp, PARTITION_KEYS_BUDGET);
+                    let data_index = std::mem::replace(&mut bb.index, scratch);
+                    let mut partitions = Vec::new();
+                    let top = bb.read_index_block(fetch, footer, index_handle, "top-level index", delta, false, |_, h| {
+                        partitions.push(h);
+                    });
+                    bb.index = data_index;
+                    if !matches!(top, Ok(Ok(()))) {
+                        return top;
+                    }
+                    let mut seen = HashSet::new();
+                    let mut total: u64 = 0;
+                    for h in partitions {
+                        total = total.saturating_add(h.size);
+                        if !seen.insert(h) || total > file_len {
+                            return Ok(Err(format!(
+                                "index partition at offset {} is listed twice or the partitions overlap (RocksDB never writes that)",
+                                h.offset
+                            )));
+                        }
+                        let r = bb.read_index_block(fetch, footer, h, "index partition", delta, false, |bb, h| {
+                            bb.data_offsets.push(h.offset);
+                        });
+                        if !matches!(r, Ok(Ok(()))) {
+                            return r;
+                        }
+                    }
+                    Ok(Ok(()))
+                }
+                t => Ok(Err(format!("unknown index type {t} in rocksdb.block.based.table.index.type"))),
             }
-            t => return Err(format!("unknown index type {t} in rocksdb.block.based.table.index.type")),
+        };
+        if let Err(why) = read()? {
+            return Ok(Err(why));
         }
         if bb.data_offsets.is_empty() {
-            return Err("the index has no entries".into());
+            return Ok(Err("the index has no entries".into()));
         }
-        Ok(bb)
+        Ok(Ok(bb))
     }
 
     /// Decodes one index block into `self.index`, calling `each` with every
@@ -147,41 +171,50 @@ impl<'a> BlockBased<'a> {
     #[allow(clippy::too_many_arguments)]
     fn read_index_block(
         &mut self,
+        fetch: &mut Fetcher<'a, '_>,
         footer: &Footer,
         handle: BlockHandle,
         what: &str,
         delta: bool,
         first_key: bool,
-        verify: bool,
-        mut each: impl FnMut(&mut Self, BlockHandle) -> Result<(), String>,
-    ) -> Result<(), String> {
-        let backing = self.backing.clone();
-        let file = backing.bytes();
-        let (raw, compression) = read_block_typed(file, footer, handle, what, verify)
-            .map_err(|e| format!("{} (RocksDB cannot read the index either)", e.message()))?;
+        mut each: impl FnMut(&mut Self, BlockHandle),
+    ) -> Result<Result<(), String>, Error> {
+        let block = match fatal_io(fetch.block(footer, handle, what))? {
+            Ok(b) => b,
+            Err(e) => return Ok(Err(format!("{} (RocksDB cannot read the index either)", e.message()))),
+        };
+        let compression = block.compression();
         let owned;
         let data = if compression == 0 {
-            raw
+            block.data()
         } else {
-            owned = decompress(compression, raw, what, handle.offset)?;
+            owned = match decompress(compression, block.data(), what, handle.offset) {
+                Ok(o) => o,
+                Err(why) => return Ok(Err(why)),
+            };
             &owned[..]
         };
         self.index.grow_budget(data.len().saturating_mul(8));
-        let mut it = BlockIter::new(data, what, handle.offset, footer.format_version).map_err(|e| e.message().to_string())?;
+        let mut it = match BlockIter::new(data, what, handle.offset, footer.format_version) {
+            Ok(it) => it,
+            Err(e) => return Ok(Err(e.message().to_string())),
+        };
         let mut prev = None;
         let mut first = true;
         loop {
             let (key, h, info) = match it.next_handle(delta, prev, first_key) {
                 Ok(Some(e)) => e,
                 Ok(None) => break,
-                Err(e) => return Err(e.message().to_string()),
+                Err(e) => return Ok(Err(e.message().to_string())),
             };
             prev = Some(h);
-            self.index.push(key, &info, handle.offset, first, compression != 0, what)?;
+            if let Err(why) = self.index.push(key, &info, handle.offset, first, what) {
+                return Ok(Err(why));
+            }
             first = false;
-            each(self, h)?;
+            each(self, h);
         }
-        Ok(())
+        Ok(Ok(()))
     }
 
     /// Number of per-range filters in the block (0 when it is unreadable).
@@ -197,7 +230,7 @@ impl<'a> BlockBased<'a> {
 
     /// Size of the filter block in bytes.
     pub fn block_bytes(&self) -> usize {
-        self.block.len()
+        self.block.as_slice().len()
     }
 
     /// Number of data blocks the index lists.
@@ -209,7 +242,7 @@ impl<'a> BlockBased<'a> {
     /// `BlockBasedFilterBlockReader::MayMatch` picks them: Some(filter) to
     /// probe, Err(answer) when RocksDB answers without probing.
     fn filter_for(&self, data_offset: u64) -> Result<&[u8], bool> {
-        let block = &self.backing.bytes()[self.block.clone()];
+        let block = self.block.as_slice();
         let Some((array, num, base_lg)) = self.fields else { return Err(true) };
         // A shift by 64 or more is undefined in C++: no RocksDB file has one.
         let Some(i) = data_offset.checked_shr(base_lg as u32) else { return Err(true) };

@@ -182,15 +182,17 @@ pub struct Footer {
 }
 
 impl Footer {
-    /// Decodes the footer at the end of `file`, as `Footer::DecodeFrom`.
-    pub fn decode(file: &[u8], verify: bool) -> Result<Footer> {
-        let len = file.len();
-        if len < FOOTER_LEN {
+    /// Decodes the footer of a file of `len` bytes from `tail`, its last
+    /// [`FOOTER_LEN`] bytes (or all of it when shorter), as
+    /// `Footer::DecodeFrom`.
+    pub fn decode(tail: &[u8], len: u64, verify: bool) -> Result<Footer> {
+        if tail.len() < FOOTER_LEN {
             return Err(Error::corruption(format!(
                 "file is {len} bytes, too short for an SST footer ({FOOTER_LEN} bytes)"
             )));
         }
-        let magic = fixed64(file, len - 8);
+        let f = &tail[tail.len() - FOOTER_LEN..];
+        let magic = fixed64(f, FOOTER_LEN - 8);
         match magic {
             BLOCK_BASED_MAGIC => {}
             LEGACY_BLOCK_BASED_MAGIC => {
@@ -210,8 +212,7 @@ impl Footer {
                 )))
             }
         }
-        let offset = (len - FOOTER_LEN) as u64;
-        let f = &file[len - FOOTER_LEN..];
+        let offset = len - FOOTER_LEN as u64;
         let format_version = fixed32(f, FOOTER_LEN - 12);
         if !(MIN_FORMAT_VERSION..=LATEST_FORMAT_VERSION).contains(&format_version) {
             let kind = if format_version > LATEST_FORMAT_VERSION { ErrorKind::NotSupported } else { ErrorKind::Corruption };
@@ -295,7 +296,7 @@ impl Footer {
 
 /// Checks that the block at `handle` and its trailer lie before the footer;
 /// returns the end of the trailer.
-fn block_end(footer: &Footer, handle: BlockHandle, what: &str) -> Result<usize> {
+pub(crate) fn block_end(footer: &Footer, handle: BlockHandle, what: &str) -> Result<usize> {
     let limit = footer.offset;
     handle
         .offset
@@ -312,18 +313,17 @@ fn block_end(footer: &Footer, handle: BlockHandle, what: &str) -> Result<usize> 
 }
 
 /// Verifies the checksum in the block's trailer (`VerifyBlockChecksum`),
-/// if the file has checksums. With `zero_at`, the 8 bytes at that block
-/// offset are taken as zero: the properties block's global sequence
-/// number, which older ingestion rewrote without updating the checksum.
-pub fn verify_block(file: &[u8], footer: &Footer, handle: BlockHandle, what: &str, zero_at: Option<usize>) -> Result<()> {
-    let end = block_end(footer, handle, what)?;
+/// if the file has checksums: `with_trailer` is the block at `handle` and
+/// its 5-byte trailer. With `zero_at`, the 8 bytes at that block offset
+/// are taken as zero: the properties block's global sequence number, which
+/// older ingestion rewrote without updating the checksum.
+pub fn verify_block(with_trailer: &[u8], footer: &Footer, handle: BlockHandle, what: &str, zero_at: Option<usize>) -> Result<()> {
     if footer.checksum == ChecksumType::None {
         return Ok(());
     }
-    let start = handle.offset as usize;
-    let data_end = end - BLOCK_TRAILER_LEN;
-    let stored = fixed32(file, data_end + 1);
-    let covered = &file[start..data_end + 1];
+    let data_end = with_trailer.len() - BLOCK_TRAILER_LEN;
+    let stored = fixed32(with_trailer, data_end + 1);
+    let covered = &with_trailer[..data_end + 1];
     let computed = match zero_at {
         None => footer.checksum.compute(covered),
         Some(at) => {
@@ -342,33 +342,6 @@ pub fn verify_block(file: &[u8], footer: &Footer, handle: BlockHandle, what: &st
         )));
     }
     Ok(())
-}
-
-/// Reads the block at `handle` (checking its trailer's checksum when
-/// `verify`), returning its contents without the trailer, and the trailer's
-/// compression type. RocksDB reads metaindex, properties and filter blocks
-/// with `maybe_compressed = false` (`BlockTypeMaybeCompressed`,
-/// `ReadMetaIndexBlockInFile`, `ReadTablePropertiesHelper`): their contents
-/// are taken as they are, whatever the compression byte says, and so they
-/// are here; callers reading a block RocksDB may decompress check the type.
-pub fn read_block<'f>(file: &'f [u8], footer: &Footer, handle: BlockHandle, what: &str, verify: bool) -> Result<&'f [u8]> {
-    read_block_typed(file, footer, handle, what, verify).map(|(b, _)| b)
-}
-
-/// As [`read_block`], with the compression type byte.
-pub fn read_block_typed<'f>(
-    file: &'f [u8],
-    footer: &Footer,
-    handle: BlockHandle,
-    what: &str,
-    verify: bool,
-) -> Result<(&'f [u8], u8)> {
-    let end = block_end(footer, handle, what)?;
-    if verify {
-        verify_block(file, footer, handle, what, None)?;
-    }
-    let data_end = end - BLOCK_TRAILER_LEN;
-    Ok((&file[handle.offset as usize..data_end], file[data_end]))
 }
 
 pub fn compression_name(t: u8) -> &'static str {

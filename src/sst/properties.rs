@@ -19,6 +19,7 @@
 use std::collections::BTreeMap;
 
 use super::block::BlockIter;
+use super::fetch::Fetcher;
 use super::format::{varint64, verify_block, BlockHandle, Footer};
 use crate::error::{Error, Result};
 
@@ -92,14 +93,15 @@ impl Properties {
     /// Reads and verifies the properties block at `handle` as RocksDB does
     /// (see the module documentation). An error here means RocksDB opens
     /// the table without properties.
-    pub(crate) fn read(file: &[u8], footer: &Footer, handle: BlockHandle, verify: bool) -> Result<Properties> {
-        let block = super::format::read_block(file, footer, handle, "properties", false)?;
-        let (props, global_seqno_at) = Properties::parse(block, handle.offset, footer.format_version)?;
-        if verify {
-            if let Err(e) = verify_block(file, footer, handle, "properties", None) {
+    pub(crate) fn read(fetch: &mut Fetcher<'_, '_>, footer: &Footer, handle: BlockHandle) -> Result<Properties> {
+        let block = fetch.unverified_block(footer, handle, "properties")?;
+        let (props, global_seqno_at) = Properties::parse(block.data(), handle.offset, footer.format_version)?;
+        if fetch.verify() {
+            let covered = block.with_trailer();
+            if let Err(e) = verify_block(covered, footer, handle, "properties", None) {
                 match global_seqno_at {
-                    Some(at) if at + 8 <= block.len() => {
-                        verify_block(file, footer, handle, "properties", Some(at)).map_err(|_| e)?
+                    Some(at) if at + 8 <= block.data().len() => {
+                        verify_block(covered, footer, handle, "properties", Some(at)).map_err(|_| e)?
                     }
                     _ => return Err(e),
                 }

@@ -7,21 +7,20 @@ use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use super::block::EntryInfo;
-use super::{Backing, Comparator, Order, MAX_PARTITIONS_PER_QUERY};
+use super::{Comparator, Order, MAX_PARTITIONS_PER_QUERY};
 
-/// Where a separator's bytes are: in the file, or in the decompression buffer.
+/// Where a separator's bytes are in the arena.
 #[derive(Clone, Copy, Debug)]
 struct KeyLoc {
     start: usize,
     len: u32,
-    in_arena: bool,
 }
 
-/// Separators in file order, with the keys that share bytes with their
-/// predecessor decompressed into one buffer of bounded size.
+/// Separators in file order, copied (and, where they share bytes with
+/// their predecessor, decompressed) into one buffer of bounded size: a
+/// handle keeps no index block, only its keys.
 #[derive(Clone, Debug)]
-pub(super) struct Separators<'a> {
-    backing: Backing<'a>,
+pub(super) struct Separators {
     keys: Vec<KeyLoc>,
     arena: Vec<u8>,
     /// Bytes the arena may hold (grows with each index block read).
@@ -82,10 +81,9 @@ fn compare(prev: &[u8], cur: &[u8], internal: bool, reverse: bool, ts: usize) ->
     Some(user.then_with(|| fixed(cur, cur.len() - 8).cmp(&fixed(prev, prev.len() - 8))))
 }
 
-impl<'a> Separators<'a> {
-    pub(super) fn new(backing: Backing<'a>, internal: bool, cmp: Comparator, budget: usize) -> Self {
+impl Separators {
+    pub(super) fn new(internal: bool, cmp: Comparator, budget: usize) -> Self {
         Separators {
-            backing,
             keys: Vec::new(),
             arena: Vec::new(),
             budget,
@@ -108,8 +106,7 @@ impl<'a> Separators<'a> {
     /// Separator `i` as stored.
     pub(super) fn separator(&self, i: usize) -> &[u8] {
         let k = self.keys[i];
-        let src = if k.in_arena { &self.arena[..] } else { self.backing.bytes() };
-        &src[k.start..k.start + k.len as usize]
+        &self.arena[k.start..k.start + k.len as usize]
     }
 
     /// Separator `i` as a user key without timestamp (what filters hold).
@@ -128,8 +125,6 @@ impl<'a> Separators<'a> {
     /// Appends the key just decoded from the index block at file offset
     /// `block_offset`. `first_in_block`: it is the block's first entry, so
     /// its order is checked against the previous block's last separator.
-    /// `decompressed`: the block is not the file's bytes (every key is
-    /// copied).
     /// Err where RocksDB's lookups are not well defined (keys out of order,
     /// an internal key without trailer) or past the decompression budget.
     pub(super) fn push(
@@ -138,7 +133,6 @@ impl<'a> Separators<'a> {
         info: &EntryInfo,
         block_offset: u64,
         first_in_block: bool,
-        decompressed: bool,
         what: &str,
     ) -> Result<(), String> {
         let at = info.offset;
@@ -166,9 +160,7 @@ impl<'a> Separators<'a> {
                 ));
             }
         }
-        let loc = if info.stored_whole && !decompressed {
-            KeyLoc { start: block_offset as usize + info.key_offset, len: key.len() as u32, in_arena: false }
-        } else {
+        let loc = {
             if self.arena.len() + key.len() > self.budget {
                 return Err(format!(
                     "{what} at offset {block_offset}: its prefix-compressed separators decompress to more than {} bytes (a limit of this library)",
@@ -183,7 +175,7 @@ impl<'a> Separators<'a> {
                 self.arena.reserve_exact(want - start);
             }
             self.arena.extend_from_slice(key);
-            KeyLoc { start, len: key.len() as u32, in_arena: true }
+            KeyLoc { start, len: key.len() as u32 }
         };
         self.keys.push(loc);
         Ok(())

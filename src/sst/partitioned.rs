@@ -1,0 +1,303 @@
+//! Partitioned filters (`partitionedfilter.*`,
+//! `table/block_based/partitioned_filter_block.cc`): a top-level index
+//! block whose entries map a separator key (an upper bound of the keys in
+//! a partition) to the handle of that partition's filter block.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use super::block::BlockIter;
+use super::compression;
+use super::fetch::Fetcher;
+use super::format::{block_end, BlockHandle, Footer, BLOCK_TRAILER_LEN};
+use super::separators::Separators;
+use super::{fatal_io, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
+use crate::error::Result;
+use crate::filter::Filter;
+
+/// A partitioned filter: the top-level index's separators (an upper bound
+/// of the keys in each partition, in the file's key order) and a filter per
+/// partition. Partitions that point at the same block share one filter,
+/// verified once.
+#[derive(Clone, Debug)]
+pub struct Partitions<'a> {
+    seps: Separators,
+    /// Distinct filter blocks, in first-use order.
+    unique: Vec<Filter<'a>>,
+    /// Partition i's filter is `unique[which[i]]`.
+    which: Vec<u32>,
+    /// Partitions whose filter block RocksDB could not read either (bad
+    /// checksum, out of bounds, malformed): they answer "may match".
+    unreadable: Vec<String>,
+}
+
+impl<'a> Partitions<'a> {
+    /// Number of partitions (entries of the top-level index).
+    pub fn len(&self) -> usize {
+        self.seps.len()
+    }
+    /// No partitions (a top-level index without entries).
+    pub fn is_empty(&self) -> bool {
+        self.seps.len() == 0
+    }
+    /// The distinct filter blocks, in key order of first use (one per
+    /// partition in every file RocksDB writes).
+    pub fn filters(&self) -> &[Filter<'a>] {
+        &self.unique
+    }
+    /// The filter of partition `i`.
+    pub fn filter(&self, i: usize) -> &Filter<'a> {
+        &self.unique[self.which[i] as usize]
+    }
+    /// Why some partitions' filter blocks could not be read (they answer
+    /// "may match", as in RocksDB).
+    pub fn unreadable(&self) -> &[String] {
+        &self.unreadable
+    }
+    /// Partition `i`'s separator as stored (an internal key unless the file
+    /// says `rocksdb.index.key.is.user.key`).
+    pub fn separator(&self, i: usize) -> &[u8] {
+        self.seps.separator(i)
+    }
+
+    /// The partitions a key can be in, from the first whose separator's
+    /// user key is not before it (`is_before`) through the first whose
+    /// separator is past every candidate (`within` false), as RocksDB's
+    /// `GetFilterPartitionHandle` can land on any of them: it seeks with the
+    /// read's sequence number, which this library does not know, and runs
+    /// past the last separator into the last partition. None when the order
+    /// is unknown (every partition is a candidate); empty when there are
+    /// more than [`super::MAX_PARTITIONS_PER_QUERY`].
+    fn candidates(&self, is_before: impl Fn(&[u8]) -> bool, within: impl Fn(&[u8]) -> bool) -> Option<Range<usize>> {
+        if self.seps.order == Order::Unknown {
+            return None;
+        }
+        let n = self.len();
+        let first = self.seps.first_not_before(|i| is_before(self.seps.user_key(i)));
+        if first == n {
+            return Some(n - 1..n);
+        }
+        Some(self.seps.run_end(first, within).map_or(0..0, |end| first..end + 1))
+    }
+
+    /// May any partition a query for `key` can land on match `probe`?
+    pub(super) fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
+        match self.key_candidates(key) {
+            Some(r) if r.is_empty() => true,
+            Some(r) => r.into_iter().any(|i| self.filter(i).may_match(probe)),
+            None => self.unique.iter().any(|f| f.may_match(probe)),
+        }
+    }
+
+    /// The partitions a query for `key` can land on (`candidates` for a
+    /// key: [`Separators::key_range`], which compares mostly integers).
+    fn key_candidates(&self, key: &[u8]) -> Option<Range<usize>> {
+        let fast = self.seps.key_range(key);
+        // The textbook search on whole keys must agree (debug builds: the
+        // fuzz targets and the debug test runs check every lookup).
+        #[cfg(debug_assertions)]
+        if !self.is_empty() {
+            let slow = match self.seps.order {
+                Order::Bytewise => self.candidates(|s| s < key, |s| s == key),
+                Order::ReverseBytewise => self.candidates(|s| s > key, |s| s == key),
+                Order::Unknown => None,
+            };
+            debug_assert_eq!(fast, slow, "partition lookup for {key:?}");
+        }
+        fast
+    }
+
+    /// [`Partitions::may_match`] for many keys, in RocksDB's MultiGet
+    /// style across partitions: for [`BATCH`] keys at a time, each key's
+    /// partition is found and its probe hashed and prefetched, then every
+    /// key is probed, so the memory latency of one key's probe overlaps the
+    /// others' work. Keys that can land on more than one partition (or on
+    /// none) are answered on the spot as by [`Partitions::may_match`].
+    pub(super) fn may_match_batch<'k>(
+        &self,
+        n: usize,
+        key: &impl Fn(usize) -> &'k [u8],
+        probe: &impl Fn(usize) -> &'k [u8],
+        results: &mut [bool],
+    ) {
+        const BATCH: usize = 32;
+        // Partition of each key of the batch (NONE: answered in pass 1)
+        // and its prepared hash.
+        const NONE: u32 = u32::MAX;
+        let mut part = [NONE; BATCH];
+        let mut hash = [0u64; BATCH];
+        for c0 in (0..n).step_by(BATCH) {
+            let m = (n - c0).min(BATCH);
+            for j in 0..m {
+                let i = c0 + j;
+                part[j] = NONE;
+                match self.key_candidates(key(i)) {
+                    Some(r) if r.len() == 1 => {
+                        part[j] = r.start as u32;
+                        hash[j] = self.filter(r.start).prepare_probe(probe(i));
+                    }
+                    Some(r) if r.is_empty() => results[i] = true,
+                    Some(r) => results[i] = r.into_iter().any(|p| self.filter(p).may_match(probe(i))),
+                    None => results[i] = self.unique.iter().any(|f| f.may_match(probe(i))),
+                }
+            }
+            for j in 0..m {
+                if part[j] != NONE {
+                    results[c0 + j] = self.filter(part[j] as usize).probe_prepared(probe(c0 + j), hash[j]);
+                }
+            }
+        }
+    }
+
+    /// How many partitions a prefix query consults (0 when there are more
+    /// than [`super::MAX_PARTITIONS_PER_QUERY`] and it answers "may match" at once;
+    /// every partition for an unknown comparator). For tests of the bound.
+    #[doc(hidden)]
+    pub fn consulted_for_prefix(&self, prefix: &[u8]) -> usize {
+        match self.seps.order {
+            Order::Bytewise => self.candidates(|s| s < prefix, |s| s.starts_with(prefix)).map_or(self.len(), |r| r.len()),
+            _ => self.len(),
+        }
+    }
+
+    /// May a key with this prefix be in the file? Keys with a prefix are
+    /// contiguous in bytewise and in reverse-bytewise order, so the
+    /// candidates are the partitions from the first that can hold one up to
+    /// the first whose separator no longer has the prefix.
+    pub(super) fn prefix_may_match(&self, prefix: &[u8]) -> bool {
+        let range = match self.seps.order {
+            Order::Bytewise => self.candidates(|s| s < prefix, |s| s.starts_with(prefix)),
+            Order::ReverseBytewise => {
+                self.candidates(|s| s > prefix && !s.starts_with(prefix), |s| s.starts_with(prefix))
+            }
+            Order::Unknown => None,
+        };
+        match range {
+            Some(r) if r.is_empty() => true,
+            Some(r) => r.into_iter().any(|i| self.filter(i).may_match(prefix)),
+            None => self.unique.iter().any(|f| f.may_match(prefix)),
+        }
+    }
+}
+
+impl<'a> Partitions<'a> {
+    /// Reads the top-level index of a partitioned filter and every distinct
+    /// partition. Ok(Err(why)) (the filter is not used) where RocksDB could
+    /// not use it either or its lookups are not well defined: an unreadable
+    /// index block, malformed entries, separators out of order. Err: the
+    /// source failed.
+    ///
+    /// Reads: RocksDB writes the partitions and then their index right
+    /// after the data blocks (`BlockBasedTableBuilder::WriteFilterBlock`,
+    /// at `rocksdb.data.size`), so when the index is not among the bytes
+    /// read already, one read brings the index and every partition; when
+    /// the index was, one read brings the partitions
+    /// (`PartitionedFilterBlockReader::CacheDependencies` reads them in one
+    /// too). Partitions elsewhere are read one by one.
+    pub(super) fn read(
+        fetch: &mut Fetcher<'a, '_>,
+        footer: &Footer,
+        handle: BlockHandle,
+        properties: &Properties,
+        cmp: Comparator,
+    ) -> Result<std::result::Result<Partitions<'a>, String>> {
+        let what = "filter partition index";
+        let unusable = |e: crate::Error| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message());
+        let index_end = match block_end(footer, handle, what) {
+            Ok(e) => e as u64,
+            Err(e) => return Ok(Err(unusable(e))),
+        };
+        if !fetch.holds(&(handle.offset..index_end), false) {
+            if let Some(start) = properties.data_size.filter(|&s| s <= handle.offset) {
+                fatal_io(fetch.prefetch(start..index_end, true))?.ok();
+            }
+        }
+        let block = match fatal_io(fetch.block(footer, handle, what))? {
+            Ok(b) => b,
+            Err(e) => return Ok(Err(unusable(e))),
+        };
+        let compression = block.compression();
+        // RocksDB may compress this block (kFilterPartitionIndex is not
+        // among the types read raw).
+        let owned;
+        let index = if compression == 0 {
+            block.data()
+        } else {
+            owned = match compression::decompress(compression, block.data(), what, handle.offset) {
+                Ok(o) => o,
+                Err(why) => return Ok(Err(why)),
+            };
+            &owned[..]
+        };
+        let internal = !properties.index_key_is_user_key.unwrap_or(false);
+        let delta = properties.index_value_is_delta_encoded.unwrap_or(false);
+        let budget = PARTITION_KEYS_BUDGET.saturating_add(index.len().saturating_mul(8));
+        let mut it = match BlockIter::new(index, what, handle.offset, footer.format_version) {
+            Ok(it) => it,
+            Err(e) => return Ok(Err(e.message().to_string())),
+        };
+        let mut seps = Separators::new(internal, cmp, budget);
+        let mut distinct: Vec<BlockHandle> = Vec::new();
+        let mut which = Vec::new();
+        let mut seen: HashMap<BlockHandle, u32> = HashMap::new();
+        let mut distinct_bytes: u64 = 0;
+        let mut prev = None;
+        loop {
+            let (key, h, info) = match it.next_handle(delta, prev, false) {
+                Ok(Some(e)) => e,
+                Ok(None) => break,
+                Err(e) => return Ok(Err(e.message().to_string())),
+            };
+            prev = Some(h);
+            if let Err(why) = seps.push(key, &info, handle.offset, false, what) {
+                return Ok(Err(why));
+            }
+            let slot = *seen.entry(h).or_insert_with(|| {
+                distinct.push(h);
+                distinct_bytes = distinct_bytes.saturating_add(h.size);
+                (distinct.len() - 1) as u32
+            });
+            if distinct_bytes > fetch.len() {
+                return Ok(Err(format!(
+                    "{what} at offset {}: its distinct partitions add up to more bytes than the file has (they overlap)",
+                    handle.offset
+                )));
+            }
+            which.push(slot);
+        }
+        if which.is_empty() {
+            return Ok(Err(format!("{what} at offset {} has no entries", handle.offset)));
+        }
+        // One read for all partitions when they are contiguous (RocksDB
+        // writes them so); gaps of more than their own size are read one
+        // by one instead of bringing bytes no query needs.
+        let bounded: Vec<Range<u64>> =
+            distinct.iter().filter_map(|&h| block_end(footer, h, "").ok().map(|e| h.offset..e as u64)).collect();
+        if let (Some(lo), Some(hi)) = (bounded.iter().map(|r| r.start).min(), bounded.iter().map(|r| r.end).max()) {
+            let wanted: u64 = bounded.iter().map(|r| r.end - r.start).sum();
+            if hi - lo <= 2 * wanted + BLOCK_TRAILER_LEN as u64 * 64 {
+                fatal_io(fetch.prefetch(lo..hi, true))?.ok();
+            }
+        }
+        let mut unique = Vec::with_capacity(distinct.len());
+        let mut unreadable = Vec::new();
+        for h in distinct {
+            // RocksDB reads a partition when a query needs it and answers
+            // "may match" if that fails.
+            let f = fatal_io(fetch.block(footer, h, "filter partition"))?.and_then(|b| {
+                let bytes = fetch.keep(&b);
+                Filter::from_held(bytes)
+                    .map_err(|e| crate::Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message())))
+            });
+            unique.push(f.unwrap_or_else(|e| {
+                unreadable.push(e.message().to_string());
+                Filter::always_true()
+            }));
+        }
+        let p = Partitions { seps, unique, which, unreadable };
+        // The lookup form of the separators, made now so that no query
+        // allocates (8 bytes per partition).
+        p.seps.prepare_lookups();
+        Ok(Ok(p))
+    }
+}
