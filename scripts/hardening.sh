@@ -124,7 +124,7 @@ step_asan() {
   local t0; t0=$(date +%s)
   local log="$LOGS/asan-rust-tests.log"
   RUSTFLAGS="-Zsanitizer=address" RUSTDOCFLAGS="-Zsanitizer=address" \
-    ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1" \
+    ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:allocator_may_return_null=1" \
     cargo test -p rocksfilter -p rocksfilter-cli --no-fail-fast --target "$HOST" --target-dir "$OUT/asan" --lib --tests --bins >"$log" 2>&1
   local rc=$?
   local reports; reports=$(grep -c 'ERROR: \(Address\|Leak\)Sanitizer' "$log")

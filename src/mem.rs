@@ -91,14 +91,17 @@ pub(crate) fn copy_block(bytes: &[u8]) -> (Vec<u8>, usize) {
 
 /// A zeroed buffer of `len` bytes that the library reads a file's blocks
 /// into: in a vector, from the returned offset on, 64-byte aligned as
-/// [`copy_block`]'s, and advised for huge pages when large.
-pub(crate) fn zeroed_block(len: usize) -> (Vec<u8>, usize) {
+/// [`copy_block`]'s, and advised for huge pages when large. None when the
+/// memory cannot be had (the allocation is fallible: a source that claims
+/// to be huge must not abort the host).
+pub(crate) fn zeroed_block(len: usize) -> Option<(Vec<u8>, usize)> {
     const ALIGN: usize = 64;
-    let mut v = Vec::with_capacity(len + ALIGN - 1);
+    let mut v = Vec::new();
+    v.try_reserve_exact(len.checked_add(ALIGN - 1)?).ok()?;
     let at = (v.as_ptr() as usize).next_multiple_of(ALIGN) - v.as_ptr() as usize;
     advise_huge(v.as_ptr(), len + at);
     v.resize(at + len, 0);
-    (v, at)
+    Some((v, at))
 }
 
 /// Pre-faults the whole pages inside `ptr..ptr + len`, memory owned by the

@@ -14,6 +14,8 @@
 //!   cargo test --release --test hostile -- --ignored --nocapture
 //! ```
 
+#[path = "support/callback.rs"]
+mod callback;
 #[path = "support/craft.rs"]
 mod craft;
 
@@ -365,6 +367,9 @@ fn crafted_files_answer_as_rocksdb_does() {
         found_by_rocksdb: usize,
         false_absents: usize,
         filtered_by_us: usize,
+        /// Files opened (or refused) alike from memory, through the
+        /// callback source and through the path.
+        callback_opens: usize,
     }
     let mut per_class: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut failures = Vec::new();
@@ -388,6 +393,25 @@ fn crafted_files_answer_as_rocksdb_does() {
         if let Err(e) = &ours {
             // Whatever RocksDB does, an error must say what and where.
             assert!(e.message().contains("offset"), "{}: error without a location: {e}", case.class);
+        }
+        // Through the C callback source (and through the path): refused
+        // alike, or the same answer for every key.
+        let path_open = Sst::open(&sst);
+        match (&ours, callback::open_bytes(&case.file), &path_open) {
+            (Ok(m), Ok(cb), Ok(p)) => {
+                t.callback_opens += 1;
+                if let Some(k) = base.keys.iter().find(|k| cb.may_match(k) != m.may_match(k) || p.may_match(k) != m.may_match(k)) {
+                    failures.push(format!("{}: memory, callback and path opens answer {:?} differently", case.class, String::from_utf8_lossy(k)));
+                }
+            }
+            (Err(_), Err(_), Err(_)) => t.callback_opens += 1,
+            (m, cb, p) => failures.push(format!(
+                "{}: memory open {:?}, callback open {:?}, path open {:?}",
+                case.class,
+                m.as_ref().err(),
+                cb.as_ref().err(),
+                p.as_ref().err()
+            )),
         }
         // RocksDB itself may crash on a hostile file (it trusts checksummed
         // metadata): that is a file it does not read.
@@ -448,8 +472,9 @@ fn crafted_files_answer_as_rocksdb_does() {
         "  {:<72} {:>5} {:>8} {:>7} {:>8} {:>9} {:>7} {:>7}",
         "class", "files", "rdb-refs", "rdb-crs", "our-refs", "rdb-found", "f-abs", "we-filt"
     );
-    let (mut files, mut absents, mut refusals) = (0, 0, 0);
+    let (mut files, mut absents, mut refusals, mut alike) = (0, 0, 0, 0);
     for (class, t) in &per_class {
+        alike += t.callback_opens;
         println!(
             "  {class:<72} {:>5} {:>8} {:>7} {:>8} {:>9} {:>7} {:>7}",
             t.files, t.rocksdb_refused, t.rocksdb_crashed, t.we_refused, t.found_by_rocksdb, t.false_absents, t.filtered_by_us
@@ -461,7 +486,8 @@ fn crafted_files_answer_as_rocksdb_does() {
         }
     }
     println!(
-        "hostile: {} classes, {files} files, {total_keys} keys, {absents} false absents, {refusals} unlisted refusals",
+        "hostile: {} classes, {files} files, {total_keys} keys, {absents} false absents, {refusals} unlisted refusals; \
+         {alike} files opened or refused alike from memory, through the callback source and through the path",
         per_class.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));

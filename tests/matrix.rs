@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 use rocksfilter::{Filter, Kind, Policy, Sst, SstFilter};
 use serde_json::Value;
 
+#[path = "support/callback.rs"]
+mod callback;
 #[path = "support/rebuild.rs"]
 mod rebuild;
 
@@ -55,6 +57,9 @@ struct Tally {
     /// RocksDB's filter rejected and this library, asking every partition,
     /// did not.
     custom_asked_all: usize,
+    /// Opens through the C callback source, their reads, the most of one.
+    callback_reads: u64,
+    callback_max: u64,
     cases: BTreeMap<String, usize>,
     format_versions: std::collections::BTreeSet<u32>,
     filters: std::collections::BTreeSet<String>,
@@ -262,6 +267,28 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
             // The batch query answers every key and probe as the single one.
             let probe_keys: Vec<Vec<u8>> = lines(&wdir.join(s("probes"))).iter().map(|p| hex(&p[0])).collect();
             let all: Vec<&[u8]> = keys.iter().chain(&probe_keys).map(Vec::as_slice).collect();
+            // The same file through the C callback source: the same answers,
+            // in at most two reads (three for block-based filters).
+            match callback::open_path(&wdir.join(s("file"))) {
+                Err((st, msg)) => fail(&mut failures, format!("callback open failed ({st}): {msg}")),
+                Ok(cb) => {
+                    if let Some(k) = all.iter().find(|k| cb.may_match(k) != sst.may_match(k)) {
+                        fail(&mut failures, format!("callback and path opens answer {} differently", String::from_utf8_lossy(k)));
+                    }
+                    if let Some(pp) = row["prefix_probes"].as_str() {
+                        let prefixes: Vec<Vec<u8>> = lines(&wdir.join(pp)).iter().map(|p| hex(&p[0])).collect();
+                        if let Some(p) = prefixes.iter().find(|p| cb.prefix_may_match(p).ok() != sst.prefix_may_match(p).ok()) {
+                            fail(&mut failures, format!("callback and path opens answer prefix {} differently", String::from_utf8_lossy(p)));
+                        }
+                    }
+                    let reads = cb.stats().reads;
+                    if reads != cb.calls || reads > callback::max_reads(cb.filter_type()) {
+                        fail(&mut failures, format!("{reads} reads through the callback ({} calls)", cb.calls));
+                    }
+                    t.callback_reads += reads;
+                    t.callback_max = t.callback_max.max(reads);
+                }
+            }
             let mut batch = vec![false; all.len()];
             sst.may_match_batch(&all, &mut batch);
             if let Some(i) = (0..all.len()).find(|&i| batch[i] != sst.may_match(all[i])) {
@@ -393,6 +420,12 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
             t.compared
         );
         println!("  cases: {}", t.cases.iter().map(|(k, v)| format!("{k} x{v}")).collect::<Vec<_>>().join(", "));
+        println!(
+            "  through the callback source: {} files, same answers as the path open, {:.2} reads per open, at most {}",
+            t.files,
+            t.callback_reads as f64 / t.files.max(1) as f64,
+            t.callback_max
+        );
     }
     let total: usize = tallies.values().map(|t| t.files).sum();
     println!("version matrix: {} writers, {total} files, {} failures", tallies.len(), failures.len());

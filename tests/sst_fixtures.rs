@@ -13,6 +13,8 @@ use rocksfilter::sst::PrefixExtractor;
 use rocksfilter::{ErrorKind, Filter, Kind, Policy, Sst, SstFilter, SstOptions};
 use serde_json::Value;
 
+#[path = "support/callback.rs"]
+mod callback;
 #[path = "support/rebuild.rs"]
 mod rebuild;
 
@@ -90,6 +92,8 @@ fn every_fixture_opens_verified_and_every_key_matches() {
     let all = fixtures();
     let (mut keys_checked, mut identical, mut compared, mut absent_checked) = (0usize, 0usize, 0usize, 0usize);
     let mut failures = Vec::new();
+    // Opens through the C callback source: (files, reads, bytes read, most reads of one open).
+    let (mut cb_files, mut cb_reads, mut cb_bytes, mut cb_max) = (0usize, 0u64, 0u64, 0u64);
     for f in &all {
         let sst = match Sst::open(&f.path) {
             Ok(s) => s,
@@ -142,6 +146,28 @@ fn every_fixture_opens_verified_and_every_key_matches() {
             }
             keys_checked += 1;
         }
+        // The same file through the callback: the same answers on every key
+        // and on absent ones, in at most two reads (full and partitioned).
+        match callback::open_path(&f.path) {
+            Err((st, msg)) => failures.push(format!("{}: callback open failed ({st}): {msg}", f.name())),
+            Ok(cb) => {
+                let absent = absent_keys(f, 2000);
+                if let Some(k) = f.keys.iter().chain(&absent).find(|k| cb.may_match(k) != sst.may_match(k)) {
+                    failures.push(format!("{}: callback and path opens answer {k:02x?} differently", f.name()));
+                }
+                let st = cb.stats();
+                if st.reads != cb.calls || st.reads > callback::max_reads(cb.filter_type()) {
+                    failures.push(format!("{}: {} reads through the callback ({} calls)", f.name(), st.reads, cb.calls));
+                }
+                if sst.open_stats().reads != st.reads {
+                    failures.push(format!("{}: the path open read {} times, the callback {}", f.name(), sst.open_stats().reads, st.reads));
+                }
+                cb_files += 1;
+                cb_reads += st.reads;
+                cb_bytes += st.bytes_read;
+                cb_max = cb_max.max(st.reads);
+            }
+        }
         // Byte identity of our builder with the block RocksDB wrote, where
         // RocksDB did not round the size to its allocator's (that is
         // optimize_filters_for_memory, on by default in newer RocksDB).
@@ -180,6 +206,11 @@ fn every_fixture_opens_verified_and_every_key_matches() {
     println!(
         "sst fixtures: {} files, {keys_checked} keys matched, {identical}/{compared} full filters byte-identical to RocksDB's, {absent_checked} absent-key answers consistent",
         all.len()
+    );
+    println!(
+        "sst fixtures through the callback source: {cb_files} files, same answers as the path open, {:.2} reads and {} bytes per open on average, at most {cb_max} reads",
+        cb_reads as f64 / cb_files.max(1) as f64,
+        cb_bytes / cb_files.max(1) as u64
     );
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     assert!(compared >= 50 && keys_checked > 100_000);

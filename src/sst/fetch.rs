@@ -59,10 +59,12 @@ impl AsRef<[u8]> for Owned {
 }
 
 impl Owned {
-    /// A zeroed, aligned buffer of `len` bytes.
-    fn zeroed(len: usize) -> Owned {
-        let (v, at) = crate::mem::zeroed_block(len);
-        Owned { v, at }
+    /// A zeroed, aligned buffer of `len` bytes, for the bytes at `offset`.
+    fn zeroed(len: usize, offset: u64) -> Result<Owned> {
+        let (v, at) = crate::mem::zeroed_block(len).ok_or_else(|| {
+            Error::invalid(format!("cannot allocate {len} bytes for the file's bytes at offset {offset}"))
+        })?;
+        Ok(Owned { v, at })
     }
     fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.v[self.at..]
@@ -145,7 +147,9 @@ impl<'a, 's> Fetcher<'a, 's> {
             Origin::Mapped(m) => (m.len() as u64, Some(Store::Mapped(m.clone()))),
             Origin::Read(src) => (src.size().map_err(|e| Error::new(ErrorKind::Io, format!("size of the file: {e}")))?, None),
         };
-        let windows = whole.into_iter().map(|store| Window { offset: 0, store, filters: false }).collect();
+        // Blocks of the caller's memory or of a mapping are kept where they
+        // are: the whole file is a filter window.
+        let windows = whole.into_iter().map(|store| Window { offset: 0, store, filters: true }).collect();
         Ok(Fetcher { origin, len, windows, stats: OpenStats::default(), held_windows: Vec::new(), verify })
     }
 
@@ -194,7 +198,7 @@ impl<'a, 's> Fetcher<'a, 's> {
             // range into a window of its own, so that the handle keeps
             // only these bytes.
             let w = &self.windows[i];
-            let mut copy = Owned::zeroed((r.end - r.start) as usize);
+            let mut copy = Owned::zeroed((r.end - r.start) as usize, r.start)?;
             copy.bytes_mut().copy_from_slice(&w.bytes()[w.local(&r)]);
             self.windows.push(Window { offset: r.start, store: Store::Owned(Arc::new(copy)), filters });
             return Ok(());
@@ -270,7 +274,7 @@ impl<'a, 's> Fetcher<'a, 's> {
         }
         let n = usize::try_from(r.end - r.start)
             .map_err(|_| Error::invalid(format!("a read of {} bytes does not fit in memory", r.end - r.start)))?;
-        let mut buf = Owned::zeroed(n);
+        let mut buf = Owned::zeroed(n, r.start)?;
         src.read_exact_at(r.start, buf.bytes_mut()).map_err(|e| {
             Error::new(ErrorKind::Io, format!("read of {n} bytes at offset {} failed: {e}", r.start))
         })?;
