@@ -45,6 +45,7 @@ mod hash;
 mod mem;
 mod policy;
 mod ribbon;
+mod slab;
 pub mod sst;
 
 pub use bloom::{cache_local_fp_rate, choose_num_probes, standard_fp_rate};

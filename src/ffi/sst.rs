@@ -587,8 +587,7 @@ pub unsafe extern "C" fn rocksfilter_sst_property(
         }
         // SAFETY: header contract: s NULL or live; name NUL-terminated.
         let (Some(s), name) = (unsafe { sst_ref(s) }, unsafe { CStr::from_ptr(name) }) else { return ptr::null() };
-        let Ok(name) = name.to_str() else { return ptr::null() };
-        match s.inner.properties().raw().get(name) {
+        match s.inner.properties().raw_property(name.to_bytes()) {
             Some(v) => {
                 // SAFETY: len is non-NULL and writable (contract).
                 unsafe { *len = v.len() };

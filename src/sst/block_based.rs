@@ -90,7 +90,7 @@ impl<'a> BlockBased<'a> {
             Ok(b) => b,
             Err(e) => return Ok(Err(format!("{} (RocksDB does not use a filter block it cannot read)", e.message()))),
         };
-        let held = fetch.keep(&block);
+        let held = fetch.keep(&block)?;
         let n = held.as_slice().len();
         // ParseFieldsFromBlock.
         let fields = if n < 5 {

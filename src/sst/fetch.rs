@@ -23,6 +23,7 @@ use super::format::{block_end, verify_block, BlockHandle, Footer, BLOCK_TRAILER_
 use super::source::{OpenStats, Source};
 use crate::error::{Error, ErrorKind, Result};
 use crate::filter::Bytes;
+use crate::slab::{SlabBuf, SLAB_MAX, SLAB_MIN};
 
 /// The first read of a file from a source: its last 64 KiB (or the whole
 /// file, when smaller). Footer, metaindex and properties of the files
@@ -47,27 +48,47 @@ pub(crate) enum Origin<'a, 's> {
 
 /// A buffer the fetcher read into: the file's bytes from its start, kept
 /// 64-byte aligned (each FastLocalBloom line is then one cache line).
-pub(crate) struct Owned {
-    v: Vec<u8>,
-    at: usize,
+/// Buffers a handle keeps, from 64 KiB to 4 MiB, live in shared slabs
+/// (`crate::slab`: no kernel mapping per handle).
+pub(crate) enum Owned {
+    Heap { v: Vec<u8>, at: usize },
+    Slab(SlabBuf),
 }
 
 impl AsRef<[u8]> for Owned {
     fn as_ref(&self) -> &[u8] {
-        &self.v[self.at..]
+        match self {
+            Owned::Heap { v, at } => &v[*at..],
+            Owned::Slab(b) => b.as_ref(),
+        }
     }
 }
 
 impl Owned {
-    /// A zeroed, aligned buffer of `len` bytes, for the bytes at `offset`.
-    fn zeroed(len: usize, offset: u64) -> Result<Owned> {
-        let (v, at) = crate::mem::zeroed_block(len).ok_or_else(|| {
-            Error::invalid(format!("cannot allocate {len} bytes for the file's bytes at offset {offset}"))
-        })?;
-        Ok(Owned { v, at })
+    /// A zeroed, aligned buffer of `len` bytes, for the bytes at `offset`;
+    /// `kept`: a handle will keep it.
+    fn zeroed(len: usize, offset: u64, kept: bool) -> Result<Owned> {
+        let none = || Error::invalid(format!("cannot allocate {len} bytes for the file's bytes at offset {offset}"));
+        if kept && (SLAB_MIN..SLAB_MAX).contains(&len) {
+            let mut b = SlabBuf::new(len).ok_or_else(none)?;
+            b.as_mut().fill(0);
+            return Ok(Owned::Slab(b));
+        }
+        let (v, at) = crate::mem::zeroed_block(len).ok_or_else(none)?;
+        Ok(Owned::Heap { v, at })
     }
     fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut self.v[self.at..]
+        match self {
+            Owned::Heap { v, at } => &mut v[*at..],
+            Owned::Slab(b) => b.as_mut(),
+        }
+    }
+    /// The bytes it takes, alignment and page slack included.
+    fn capacity(&self) -> usize {
+        match self {
+            Owned::Heap { v, .. } => v.capacity(),
+            Owned::Slab(b) => b.capacity(),
+        }
     }
 }
 
@@ -198,7 +219,7 @@ impl<'a, 's> Fetcher<'a, 's> {
             // range into a window of its own, so that the handle keeps
             // only these bytes.
             let w = &self.windows[i];
-            let mut copy = Owned::zeroed((r.end - r.start) as usize, r.start)?;
+            let mut copy = Owned::zeroed((r.end - r.start) as usize, r.start, filters)?;
             copy.bytes_mut().copy_from_slice(&w.bytes()[w.local(&r)]);
             self.windows.push(Window { offset: r.start, store: Store::Owned(Arc::new(copy)), filters });
             return Ok(());
@@ -235,8 +256,8 @@ impl<'a, 's> Fetcher<'a, 's> {
     /// The bytes of `block` for a handle to keep: the caller's memory or
     /// the mapping as they are, a filter window shared, anything else
     /// copied (aligned).
-    pub(crate) fn keep(&mut self, block: &Block<'a>) -> Bytes<'a> {
-        match &block.win.store {
+    pub(crate) fn keep(&mut self, block: &Block<'a>) -> Result<Bytes<'a>> {
+        Ok(match &block.win.store {
             Store::Borrowed(b) => Bytes::Borrowed(&b[block.at.clone()]),
             Store::Mapped(m) => {
                 let base = block.win.offset as usize;
@@ -246,16 +267,23 @@ impl<'a, 's> Fetcher<'a, 's> {
                 let key = Arc::as_ptr(o) as usize;
                 if !self.held_windows.contains(&key) {
                     self.held_windows.push(key);
-                    self.stats.bytes_held += o.v.capacity() as u64;
+                    self.stats.bytes_held += o.capacity() as u64;
                 }
                 Bytes::Shared(o.clone(), block.at.clone())
+            }
+            Store::Owned(_) if block.data().len() >= SLAB_MIN => {
+                let data = block.data();
+                let mut copy = Owned::zeroed(data.len(), block.win.offset + block.at.start as u64, true)?;
+                copy.bytes_mut().copy_from_slice(data);
+                self.stats.bytes_held += copy.capacity() as u64;
+                Bytes::Shared(Arc::new(copy), 0..data.len())
             }
             Store::Owned(_) => {
                 let (v, at) = crate::mem::copy_block(block.data());
                 self.stats.bytes_held += v.capacity() as u64;
                 Bytes::Owned(v, at)
             }
-        }
+        })
     }
 
     /// The window holding `r`, a filter window when `filters`.
@@ -274,7 +302,7 @@ impl<'a, 's> Fetcher<'a, 's> {
         }
         let n = usize::try_from(r.end - r.start)
             .map_err(|_| Error::invalid(format!("a read of {} bytes does not fit in memory", r.end - r.start)))?;
-        let mut buf = Owned::zeroed(n, r.start)?;
+        let mut buf = Owned::zeroed(n, r.start, filters)?;
         src.read_exact_at(r.start, buf.bytes_mut()).map_err(|e| {
             Error::new(ErrorKind::Io, format!("read of {n} bytes at offset {} failed: {e}", r.start))
         })?;

@@ -22,6 +22,6 @@ pub(super) fn read<'a>(fetch: &mut Fetcher<'a, '_>, footer: &Footer, h: BlockHan
         Ok(b) => b,
         Err(e) => return Ok(Err(e)),
     };
-    let bytes = fetch.keep(&block);
+    let bytes = fetch.keep(&block)?;
     Ok(Filter::from_held(bytes).map_err(|e| Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))))
 }

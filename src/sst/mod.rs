@@ -41,6 +41,8 @@ use metaindex::{FilterPick, MetaIndex};
 pub use partitioned::Partitions;
 pub use properties::{Properties, RAW_PROPERTIES_BUDGET};
 pub use source::{OpenStats, Source};
+#[doc(hidden)]
+pub use crate::slab::slab_chunks;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::filter::Filter;

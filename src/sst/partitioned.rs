@@ -284,11 +284,11 @@ impl<'a> Partitions<'a> {
         for h in distinct {
             // RocksDB reads a partition when a query needs it and answers
             // "may match" if that fails.
-            let f = fatal_io(fetch.block(footer, h, "filter partition"))?.and_then(|b| {
-                let bytes = fetch.keep(&b);
-                Filter::from_held(bytes)
-                    .map_err(|e| crate::Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message())))
-            });
+            let f = match fatal_io(fetch.block(footer, h, "filter partition"))? {
+                Ok(b) => Filter::from_held(fetch.keep(&b)?)
+                    .map_err(|e| crate::Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))),
+                Err(e) => Err(e),
+            };
             unique.push(f.unwrap_or_else(|e| {
                 unreadable.push(e.message().to_string());
                 Filter::always_true()

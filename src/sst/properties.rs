@@ -17,6 +17,7 @@
 //!   checksum.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use super::block::BlockIter;
 use super::fetch::Fetcher;
@@ -80,9 +81,35 @@ pub struct Properties {
     /// two-level, 3 binary search with first key (a fixed32; None when
     /// absent or shorter than 4 bytes).
     pub index_type: Option<u32>,
-    raw: BTreeMap<String, Vec<u8>>,
+    raw: RawProperties,
     /// Properties left out of `raw` by [`RAW_PROPERTIES_BUDGET`].
     raw_dropped: usize,
+}
+
+/// Every property's name and value, packed in one buffer in the block's
+/// (sorted) order: a handle keeps about 2 KB of properties of a file
+/// RocksDB wrote, where a map of strings would take twice that. The map
+/// [`Properties::raw`] returns is built on first use.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct RawProperties {
+    bytes: Vec<u8>,
+    /// Per property: where its name starts, where its value starts (the
+    /// name's end), where its value ends.
+    entries: Vec<[u32; 3]>,
+    map: OnceLock<BTreeMap<String, Vec<u8>>>,
+}
+
+impl RawProperties {
+    fn push(&mut self, name: &[u8], value: &[u8]) {
+        let at = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(name);
+        self.bytes.extend_from_slice(value);
+        self.entries.push([at, at + name.len() as u32, self.bytes.len() as u32]);
+    }
+    fn entry(&self, i: usize) -> (&[u8], &[u8]) {
+        let [n, v, e] = self.entries[i].map(|x| x as usize);
+        (&self.bytes[n..v], &self.bytes[v..e])
+    }
 }
 
 /// The longest property name this library interprets; longer names are
@@ -138,7 +165,7 @@ impl Properties {
             let cost = k.len() + v.len();
             if cost <= budget {
                 budget -= cost;
-                p.raw.insert(String::from_utf8_lossy(k).into_owned(), v.to_vec());
+                p.raw.push(k, v);
             } else {
                 p.raw_dropped += 1;
             }
@@ -183,12 +210,39 @@ impl Properties {
                 .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
             ..p
         };
+        p.raw.bytes.shrink_to_fit();
+        p.raw.entries.shrink_to_fit();
         Ok((p, global_seqno_at))
     }
 
-    /// Every property by name, raw bytes (see [`RAW_PROPERTIES_BUDGET`]).
+    /// Every property by name, raw bytes (see [`RAW_PROPERTIES_BUDGET`]),
+    /// names decoded as UTF-8 (lossily). The map is made on the first call;
+    /// [`Properties::raw_property`] looks one up without it.
     pub fn raw(&self) -> &BTreeMap<String, Vec<u8>> {
-        &self.raw
+        self.raw.map.get_or_init(|| {
+            (0..self.raw.entries.len())
+                .map(|i| {
+                    let (k, v) = self.raw.entry(i);
+                    (String::from_utf8_lossy(k).into_owned(), v.to_vec())
+                })
+                .collect()
+        })
+    }
+
+    /// The raw bytes of the property `name`, if the file has it.
+    pub fn raw_property(&self, name: &[u8]) -> Option<&[u8]> {
+        let r = &self.raw;
+        // Names are sorted and unique (Properties::parse refuses others).
+        let (mut lo, mut hi) = (0, r.entries.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match r.entry(mid).0.cmp(name) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(r.entry(mid).1),
+            }
+        }
+        None
     }
 
     /// How many properties were decoded but left out of [`Properties::raw`]

@@ -1,0 +1,193 @@
+//! Slabs for the filter bytes that SST handles keep: buffers of 64 KiB to
+//! 4 MiB carved out of shared 32 MiB chunks, so that a handle never costs
+//! the process a kernel mapping of its own.
+//!
+//! Why: glibc's `malloc` serves each allocation of 128 KiB or more
+//! (`M_MMAP_THRESHOLD`, raised dynamically after the first such free, up
+//! to 32 MiB, unless the host fixed it) with an `mmap` of its own. Adjacent
+//! mappings merge, but closing every other handle leaves one hole, and one
+//! more mapping, per handle closed; Linux allows 65,530 per process
+//! (`vm.max_map_count`), shared with everything else the host maps, so an
+//! engine holding 100,000 SST handles whose filters are ~200 KB (a 16 MB
+//! file at 10 bits/key) would run out. Here 100,000 such filters take 625
+//! chunks, whatever the order they are freed in.
+//!
+//! Placement is first fit over free extents kept per chunk, in 4 KiB
+//! pages (at most 4 KiB of slack per buffer, 2% of a 200 KB filter);
+//! freed extents merge with their free neighbours, and a chunk that
+//! becomes wholly free is returned to the system. Chunks are zeroed once
+//! (`alloc_zeroed`: untouched pages cost nothing until written), so every
+//! byte of a buffer is initialised memory, possibly a previous buffer's.
+//! Buffers below 64 KiB come from `malloc`'s heap anyway; from 4 MiB on,
+//! each is its own allocation (advised for huge pages, as before): a
+//! process cannot hold 65,530 of those.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::collections::BTreeMap;
+use std::ptr::NonNull;
+use std::sync::Mutex;
+
+/// Smallest buffer placed in a chunk.
+pub(crate) const SLAB_MIN: usize = 64 << 10;
+/// Buffers from this size on are allocations of their own.
+pub(crate) const SLAB_MAX: usize = 4 << 20;
+const CHUNK: usize = 32 << 20;
+const PAGE: usize = 4096;
+
+struct Chunk {
+    base: NonNull<u8>,
+    /// Free extents: start page -> pages.
+    free: BTreeMap<usize, usize>,
+    used_pages: usize,
+}
+
+// SAFETY: a chunk is only an address range owned by the pool; its bytes
+// are accessed through the buffers, never through the pool.
+unsafe impl Send for Chunk {}
+
+static POOL: Mutex<Vec<Chunk>> = Mutex::new(Vec::new());
+
+fn chunk_layout() -> Layout {
+    Layout::from_size_align(CHUNK, PAGE).expect("chunk layout")
+}
+
+/// A buffer in a chunk, exclusively owned; freed on drop.
+pub(crate) struct SlabBuf {
+    ptr: NonNull<u8>,
+    len: usize,
+    pages: usize,
+}
+
+// SAFETY: the buffer's bytes are owned by this value alone (the pool hands
+// each extent to one buffer) and plain bytes: sending or sharing it is
+// sending or sharing a `Box<[u8]>`.
+unsafe impl Send for SlabBuf {}
+unsafe impl Sync for SlabBuf {}
+
+impl SlabBuf {
+    /// A buffer of `len` bytes (`SLAB_MIN <= len < SLAB_MAX`), page
+    /// aligned; its contents are unspecified (but initialised). None when
+    /// no chunk can be had.
+    pub(crate) fn new(len: usize) -> Option<SlabBuf> {
+        debug_assert!((SLAB_MIN..SLAB_MAX).contains(&len));
+        let pages = len.div_ceil(PAGE);
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        let found = pool.iter_mut().find_map(|c| take(c, pages));
+        let start = match found {
+            Some(s) => s,
+            None => {
+                // SAFETY: the layout has a non-zero size.
+                let base = NonNull::new(unsafe { alloc_zeroed(chunk_layout()) })?;
+                let mut c = Chunk { base, free: BTreeMap::from([(0, CHUNK / PAGE)]), used_pages: 0 };
+                let s = take(&mut c, pages).expect("a new chunk holds any slab buffer");
+                pool.push(c);
+                s
+            }
+        };
+        Some(SlabBuf { ptr: start, len, pages })
+    }
+
+    /// The bytes, how many pages they occupy included.
+    pub(crate) fn capacity(&self) -> usize {
+        self.pages * PAGE
+    }
+}
+
+/// First fit of `pages` in `c`: the address of the extent taken.
+fn take(c: &mut Chunk, pages: usize) -> Option<NonNull<u8>> {
+    let (&start, &n) = c.free.iter().find(|(_, &n)| n >= pages)?;
+    c.free.remove(&start);
+    if n > pages {
+        c.free.insert(start + pages, n - pages);
+    }
+    c.used_pages += pages;
+    // SAFETY: start + pages <= CHUNK / PAGE: the offset lies in the chunk.
+    Some(unsafe { c.base.add(start * PAGE) })
+}
+
+impl Drop for SlabBuf {
+    fn drop(&mut self) {
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        let addr = self.ptr.as_ptr() as usize;
+        let Some(i) = pool.iter().position(|c| (c.base.as_ptr() as usize..c.base.as_ptr() as usize + CHUNK).contains(&addr)) else {
+            debug_assert!(false, "a slab buffer outside every chunk");
+            return;
+        };
+        let c = &mut pool[i];
+        let mut start = (addr - c.base.as_ptr() as usize) / PAGE;
+        let mut n = self.pages;
+        // Merge with the free extents on either side.
+        if let Some((&s, &m)) = c.free.range(..start).next_back() {
+            if s + m == start {
+                c.free.remove(&s);
+                start = s;
+                n += m;
+            }
+        }
+        if let Some(m) = c.free.remove(&(start + n)) {
+            n += m;
+        }
+        c.free.insert(start, n);
+        c.used_pages -= self.pages;
+        if c.used_pages == 0 {
+            let c = pool.swap_remove(i);
+            // SAFETY: the chunk came from alloc_zeroed with this layout and
+            // no buffer lies in it any more.
+            unsafe { dealloc(c.base.as_ptr(), chunk_layout()) };
+        }
+    }
+}
+
+impl AsRef<[u8]> for SlabBuf {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: ptr..ptr + len lies in a live chunk (a chunk is freed only
+        // once no buffer is in it), is initialised (chunks are zeroed when
+        // made) and is this buffer's alone.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl AsMut<[u8]> for SlabBuf {
+    fn as_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as for as_ref; &mut self makes the access unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+/// Chunks the pool holds now (for tests of the bound).
+#[doc(hidden)]
+pub fn slab_chunks() -> usize {
+    POOL.lock().unwrap_or_else(|e| e.into_inner()).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_share_chunks_and_chunks_are_returned() {
+        let before = slab_chunks();
+        let mut bufs: Vec<SlabBuf> = (0..300).map(|i| SlabBuf::new(SLAB_MIN + i * 1000).unwrap()).collect();
+        for (i, b) in bufs.iter_mut().enumerate() {
+            b.as_mut().fill(i as u8);
+        }
+        // 300 buffers of 64 to 364 KB: about 64 MB, in 2 to 4 chunks.
+        assert!(slab_chunks() - before <= 4, "{} chunks", slab_chunks() - before);
+        for (i, b) in bufs.iter().enumerate() {
+            assert!(b.as_ref().iter().all(|&x| x == i as u8), "buffer {i} was overwritten");
+            assert_eq!(b.as_ref().as_ptr() as usize % PAGE, 0);
+        }
+        // Free every other, then refill the holes: no new chunk.
+        let n = slab_chunks();
+        let mut i = 0;
+        bufs.retain(|_| {
+            i += 1;
+            i % 2 == 0
+        });
+        let refill: Vec<SlabBuf> = (0..150).map(|_| SlabBuf::new(SLAB_MIN).unwrap()).collect();
+        assert!(slab_chunks() <= n);
+        drop(refill);
+        drop(bufs);
+        assert!(slab_chunks() <= before, "chunks left after every buffer was freed");
+    }
+}
