@@ -15,6 +15,10 @@
 // into C memory; [LoadBorrowed] pins the caller's slice with a
 // [runtime.Pinner] until Close; [OpenSSTMemory] copies the file into C
 // memory owned by the [SST] (and shared with filters from [SST.FullFilter]).
+// [OpenSST] and [OpenSSTReaderAt] read the blocks an SST queries into C
+// memory the library owns; OpenSSTReaderAt hands ReadAt slices of that
+// memory and passes C a [runtime/cgo.Handle], not a pointer, for the
+// [io.ReaderAt].
 //
 // # Closed handles
 //

@@ -55,7 +55,7 @@ func (s Status) String() string {
 type Error struct {
 	Status Status // never StatusOK
 	Op     string // the Go function that failed, e.g. "Load"
-	Msg    string // the C library's message; may be empty
+	Msg    string // the C library's message (for OpenSSTReaderAt, then what ReadAt returned); may be empty
 
 	wrapped error // see Unwrap
 }
@@ -82,9 +82,11 @@ func (e *Error) Is(target error) bool {
 }
 
 // Unwrap returns the cause behind e, if any: [ErrClosed] for an error
-// caused by a closed handle, and for an [OpenSST] file that cannot be
+// caused by a closed handle, for an [OpenSST] file that cannot be
 // opened the *[io/fs.PathError] saying why (so errors.Is(err,
-// [io/fs.ErrNotExist]) holds for a missing file).
+// [io/fs.ErrNotExist]) holds for a missing file), and for an
+// [OpenSSTReaderAt] whose ReadAt failed what it returned (its error,
+// [io.ErrUnexpectedEOF] for a short read, or its panic).
 func (e *Error) Unwrap() error { return e.wrapped }
 
 // Sentinels for errors.Is, one per status.

@@ -101,25 +101,8 @@ func TestMatrixBlockBasedFilterAnswersAsRocksDB6(t *testing.T) {
 // never answers absent for a key in the file.
 func TestMatrixSSTBatchEqualsSingle(t *testing.T) {
 	dir := filepath.Dir(matrixFile(t, "rocksjava-6.29.5", "fv5_full_bloom10_crc32c"))
-	mf, err := os.Open(filepath.Join(dir, "manifest.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mf.Close()
-	sc := bufio.NewScanner(mf)
-	sc.Buffer(nil, 1<<20)
 	files := map[string]int{}
-	for sc.Scan() {
-		var m struct {
-			Case   string `json:"case"`
-			Filter string `json:"filter"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		if m.Filter != "full" && m.Filter != "partitioned" && m.Filter != "block_based" {
-			continue
-		}
+	for _, m := range matrixFiltered(t, dir) {
 		files[m.Filter]++
 		p := filepath.Join(dir, m.Case)
 		s, err := rocksfilter.OpenSST(p + ".sst")
@@ -150,10 +133,40 @@ func TestMatrixSSTBatchEqualsSingle(t *testing.T) {
 		t.Logf("%s (%s): %d probes, batch == single, %d rejected", m.Case, s.FilterType(), len(keys), rejected)
 		s.Close()
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
 	if files["full"] == 0 || files["partitioned"] == 0 || files["block_based"] == 0 {
 		t.Fatalf("manifest lists too few files: %v", files)
 	}
+}
+
+// A matrixEntry is a row of a matrix directory's manifest.jsonl.
+type matrixEntry struct {
+	Case   string `json:"case"`   // the files' name: Case.sst, Case.probes, ...
+	Filter string `json:"filter"` // "full", "partitioned", "block_based", ...
+}
+
+// matrixFiltered returns the rows of dir/manifest.jsonl whose file has a
+// full, partitioned or block-based filter.
+func matrixFiltered(t *testing.T, dir string) []matrixEntry {
+	t.Helper()
+	mf, err := os.Open(filepath.Join(dir, "manifest.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mf.Close()
+	var rows []matrixEntry
+	sc := bufio.NewScanner(mf)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m matrixEntry
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Filter == "full" || m.Filter == "partitioned" || m.Filter == "block_based" {
+			rows = append(rows, m)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

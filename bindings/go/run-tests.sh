@@ -73,6 +73,8 @@ fail=$(grep -cE '^\s*--- FAIL' "$log" || true)
 skip=$(grep -cE '^\s*--- SKIP' "$log" || true)
 echo "== tests (incl. subtests and examples): $pass passed, $fail failed, $skip skipped"
 grep -E '^(ok|FAIL|\?) ' "$log" || true
+echo "== OpenSSTReaderAt over HTTP (TestOpenSSTReaderAtHTTP): requests and bytes per open"
+grep -E 'HTTP range reads per open' "$log" | sed -E 's/^ *[a-z_]+\.go:[0-9]+: //' || true
 if [ "$rc" -ne 0 ]; then
   echo "== failures:"; grep -E -B2 -A20 '^\s*--- FAIL' "$log" | head -200
   exit "$rc"

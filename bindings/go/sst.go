@@ -74,7 +74,7 @@ type SSTProperties struct {
 // An SST is an opened RocksDB SST file's filter. It may be queried from
 // many goroutines at once; Close must not run concurrently with a query.
 // Close it when done; a finalizer frees a leaked SST, but Close frees it
-// (and unmaps the file or frees its copy) at once.
+// (and the filter bytes it read, or the copy OpenSSTMemory made) at once.
 //
 // On a closed SST, MayMatch answers true (and MayMatchBatch true for every
 // key), PrefixMayMatch and FullFilter
@@ -92,10 +92,15 @@ func newSST(ptr *C.rocksfilter_sst, mem *cBuf) *SST {
 	return s
 }
 
-// OpenSST opens the SST file at path, memory-mapping it (filter bytes are
-// never copied), and verifies the footer and every block it reads. The
-// file must not be modified or truncated while the SST or a filter from
-// its FullFilter is open. Errors match [ErrIO], [ErrCorruption] (the
+// OpenSST opens the SST file at path: it reads the blocks the filter
+// needs with pread into C memory the SST owns (the last 64 KiB of the
+// file, then the filter when it lies before them: one or two reads for
+// files RocksDB writes, see [SST.OpenStats]), verifies the footer and
+// every block it reads, and closes the file before returning. Queries
+// read only that memory, so truncating, rewriting or deleting the file
+// afterwards changes no answer. For a file that is not on a local
+// filesystem (an object store, an engine's own file layer), use
+// [OpenSSTReaderAt]. Errors match [ErrIO], [ErrCorruption] (the
 // message says what and at which offset) or [ErrNotSupported] (e.g.
 // PlainTable files). When the file cannot be opened, the [ErrIO]
 // error also wraps the *[io/fs.PathError] saying why, so that
@@ -121,7 +126,7 @@ func OpenSST(path string) (*SST, error) {
 
 // openCause returns why path cannot be opened for reading, as the
 // *fs.PathError of os.Stat or os.Open, or nil if it can be (the C
-// library's I/O error then came later, reading or mapping the file). It
+// library's I/O error then came later, reading the file). It
 // opens regular files only: opening a FIFO or device could block.
 func openCause(path string) error {
 	fi, err := os.Stat(path)
@@ -222,7 +227,7 @@ func (s *SST) PrefixMayMatch(prefix []byte) (bool, error) {
 }
 
 // FullFilter returns the file's full filter as a Filter sharing the
-// file's bytes (no copy). It stays valid after the SST is closed; close
+// SST's bytes (no copy). It stays valid after the SST is closed; close
 // it separately. The error matches [ErrNotFound] when the filter is
 // partitioned or absent, and [ErrNotSupported] when it is of a kind this
 // library cannot read.
@@ -309,8 +314,9 @@ func (s *SST) Property(name string) ([]byte, bool) {
 	return out, p != nil
 }
 
-// Close frees the SST (unmapping the file, or releasing the copy made by
-// OpenSSTMemory once no filter from FullFilter uses it). It is safe to
+// Close frees the SST (and the filter bytes it read once no filter from
+// FullFilter uses them, or the copy made by OpenSSTMemory once none
+// uses it). It is safe to
 // call more than once and always returns nil.
 func (s *SST) Close() error {
 	if s == nil || s.ptr == nil {
