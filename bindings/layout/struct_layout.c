@@ -62,5 +62,18 @@ int main(void) {
   FIELD(rocksfilter_sst_properties, comparator);
   FIELD(rocksfilter_sst_properties, prefix_extractor);
   FIELD(rocksfilter_sst_properties, filter_block_name);
+
+  STRUCT(rocksfilter_source);
+  FIELD(rocksfilter_source, struct_size);
+  FIELD(rocksfilter_source, size);
+  FIELD(rocksfilter_source, ctx);
+  FIELD(rocksfilter_source, read_at);
+
+  STRUCT(rocksfilter_sst_open_stats);
+  FIELD(rocksfilter_sst_open_stats, struct_size);
+  FIELD(rocksfilter_sst_open_stats, reserved);
+  FIELD(rocksfilter_sst_open_stats, reads);
+  FIELD(rocksfilter_sst_open_stats, bytes_read);
+  FIELD(rocksfilter_sst_open_stats, bytes_held);
   return 0;
 }

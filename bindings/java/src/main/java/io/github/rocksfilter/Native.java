@@ -138,8 +138,30 @@ final class Native {
             ADDRESS.withName("prefix_extractor"),
             ADDRESS.withName("filter_block_name")).withName("rocksfilter_sst_properties");
 
+    /**
+     * rocksfilter_source (rocksfilter_sst_open_source): {@code struct_size} is this layout's size;
+     * {@code read_at} is an upcall stub.
+     */
+    static final StructLayout SST_SOURCE = MemoryLayout.structLayout(
+            SIZE_T.withName("struct_size"),
+            JAVA_LONG.withName("size"),
+            ADDRESS.withName("ctx"),
+            ADDRESS.withName("read_at")).withName("rocksfilter_source");
+
+    /**
+     * rocksfilter_sst_open_stats (rocksfilter_sst_get_open_stats): the caller sets
+     * {@code struct_size} to the bytes it provides; the library fills at most that many.
+     */
+    static final StructLayout SST_OPEN_STATS = MemoryLayout.structLayout(
+            JAVA_INT.withName("struct_size"),
+            JAVA_INT.withName("reserved"),
+            JAVA_LONG.withName("reads"),
+            JAVA_LONG.withName("bytes_read"),
+            JAVA_LONG.withName("bytes_held")).withName("rocksfilter_sst_open_stats");
+
     /** Every struct layout above (StructLayoutTest checks each against the C header). */
-    static final List<StructLayout> STRUCTS = List.of(FILTER_INFO_EX, BUILDER_OPTIONS, SST_PROPERTIES);
+    static final List<StructLayout> STRUCTS = List.of(FILTER_INFO_EX, BUILDER_OPTIONS, SST_PROPERTIES, SST_SOURCE,
+            SST_OPEN_STATS);
 
     /** A struct member's VarHandle taking (segment, base offset), e.g. {@code (int) h.get(seg, 0L)}. */
     static VarHandle member(StructLayout struct, String name) {
@@ -220,6 +242,14 @@ final class Native {
             FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle SST_FREE = downcall("rocksfilter_sst_free",
             FunctionDescriptor.ofVoid(ADDRESS));
+    // A normal downcall (never critical): the library calls read_at, an upcall, inside it.
+    static final MethodHandle SST_OPEN_SOURCE = downcall("rocksfilter_sst_open_source",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SST_GET_OPEN_STATS = downcall("rocksfilter_sst_get_open_stats",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+
+    /** rocksfilter_source's read_at: {@code int (*)(void *ctx, uint64_t offset, uint8_t *dst, size_t len)}. */
+    static final FunctionDescriptor READ_AT_FN = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, SIZE_T);
 
     static final int SST_SKIP_CHECKSUMS = 1;
 
@@ -272,6 +302,11 @@ final class Native {
                     type.parameterList());
         }
         return LINKER.downcallHandle(sym.get(), fd, options);
+    }
+
+    /** A native function pointer calling {@code target} (of {@code fd}'s type), valid until {@code arena} closes. */
+    static MemorySegment upcall(MethodHandle target, FunctionDescriptor fd, Arena arena) {
+        return LINKER.upcallStub(target, fd, arena);
     }
 
     /** {@link #downcall} with {@link Linker.Option#critical(boolean) critical(true)}. */

@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -17,6 +18,14 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * An opened RocksDB block-based SST file's filter ({@code rocksfilter_sst}; {@code Sst} in Rust,
  * {@code SST} in Go): full or partitioned, whole-key or prefix.
+ *
+ * <p><b>Opening:</b> {@link #open(Path)} for a local file (at most two {@code pread}s, the file closed
+ * before it returns); {@link #open(SeekableByteChannel)} for a channel the application already
+ * has; {@link #open(RangeReader, long)} for bytes that are not a local file (an object store's
+ * ranged GETs, an engine's own file layer); {@link #openMemory} and {@link #openBytes} for a file
+ * already in memory. Except for {@link #openMemory}, the handle owns the bytes its queries read,
+ * so nothing of the file is needed once {@code open} returns. {@link #openStats()} tells what an
+ * open read and what the handle keeps.
  *
  * <p><b>Threads:</b> immutable; queries may run from any number of threads at once.
  * {@link #close()} is idempotent and thread-safe, must not run while another thread is inside a
@@ -37,9 +46,11 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     }
 
     /**
-     * Opens the SST file at {@code path} (memory-mapped; filter bytes are never copied), verifying
-     * the footer and the checksum of every block read. The file must not be modified or truncated
-     * while the handle (or a {@link #fullFilter()} from it) is open.
+     * Opens the SST file at {@code path}: reads the blocks its filter needs ({@code pread}, at
+     * most two reads for a file with a full or partitioned filter) into native memory the handle owns,
+     * verifying the footer and the checksum of every block read, and closes the file before
+     * returning. Queries read only that memory: truncating, rewriting or deleting the file while
+     * the handle is open changes no answer.
      *
      * @throws RocksFilterException {@link Status#IO_ERROR}, {@link Status#CORRUPTION} (what and at
      *                              which offset) or {@link Status#NOT_SUPPORTED} (e.g. PlainTable)
@@ -51,6 +62,55 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     /** As {@link #open(Path)}; {@code verifyChecksums=false} skips block checksum verification. */
     public static Sst open(Path path, boolean verifyChecksums) {
         return new Sst(openPath(path, verifyChecksums), null);
+    }
+
+    /**
+     * Opens an SST file through {@code reader}, e.g. ranged GETs of an object in an object store:
+     * the library asks for the file's last 64 KiB, then at most one more range for a full or
+     * partitioned filter (see {@link RangeReader}), all during this call and on this thread, and
+     * keeps what it queries in native memory of its own, as {@link #open(Path)} does (same answers,
+     * same errors). Nothing keeps {@code reader} after this returns.
+     *
+     * @param reader reads of the file (called only during this call)
+     * @param size   the file's length in bytes (e.g. an object's Content-Length)
+     * @throws RocksFilterException     {@link Status#IO_ERROR} when a read fails: the library's
+     *                                  message names the offset and length, and the
+     *                                  exception's {@linkplain Throwable#getCause() cause} is what
+     *                                  the reader threw (an {@link java.io.EOFException} when it
+     *                                  returned with bytes of {@code dst} unfilled); an
+     *                                  {@link Error} the reader threw is rethrown as it is. Else as
+     *                                  {@link #open(Path)}.
+     * @throws IllegalArgumentException if {@code size} is negative
+     */
+    public static Sst open(RangeReader reader, long size) {
+        return new Sst(SstSource.open(reader, size, true), null);
+    }
+
+    /** As {@link #open(RangeReader, long)}; {@code verifyChecksums=false} skips block checksums. */
+    public static Sst open(RangeReader reader, long size, boolean verifyChecksums) {
+        return new Sst(SstSource.open(reader, size, verifyChecksums), null);
+    }
+
+    /**
+     * Opens the SST file {@code channel} reads, as {@link #open(RangeReader, long)} with the
+     * channel's {@link SeekableByteChannel#size() size()}: a {@link java.nio.channels.FileChannel}
+     * is read with positional reads (its position is unchanged), any other channel with
+     * {@code position(offset)} and {@code read} (its position afterwards is unspecified). The
+     * channel stays open; close it when done (the handle does not need it).
+     *
+     * @throws RocksFilterException {@link Status#IO_ERROR} when {@code size()} or a read fails, the
+     *                              channel's exception as the cause (an
+     *                              {@link java.io.EOFException} when the channel ends early); else
+     *                              as {@link #open(Path)}
+     */
+    public static Sst open(SeekableByteChannel channel) {
+        return open(channel, true);
+    }
+
+    /** As {@link #open(SeekableByteChannel)}; {@code verifyChecksums=false} skips block checksums. */
+    public static Sst open(SeekableByteChannel channel, boolean verifyChecksums) {
+        RangeReader reader = SstSource.reader(channel);
+        return new Sst(SstSource.open(reader, SstSource.size(channel), verifyChecksums), null);
     }
 
     /**
@@ -187,8 +247,10 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     }
 
     /**
-     * The file's full filter as a {@link Filter} sharing the file's bytes (no copy). For files
-     * opened by path it stays valid after this handle is closed. Close it independently.
+     * The file's full filter as a {@link Filter} sharing the handle's bytes (no copy). For files
+     * opened by path, channel or {@link RangeReader} (whose bytes the handle owns) it stays valid
+     * after this handle is closed; for {@link #openMemory} the segment must outlive it. Close it
+     * independently.
      *
      * @return empty when the filter is partitioned or absent
      * @throws RocksFilterException {@link Status#NOT_SUPPORTED} for a filter this library cannot read
@@ -296,6 +358,33 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
             Reference.reachabilityFence(this);
         }
     }
+
+    /**
+     * What opening the file read ({@code reads}, {@code bytesRead}: 0 for {@link #openMemory} and
+     * {@link #openBytes}) and the native bytes the handle keeps for its queries
+     * ({@code rocksfilter_sst_get_open_stats}).
+     */
+    public SstOpenStats openStats() {
+        MemorySegment s = ref.get();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment st = arena.allocate(Native.SST_OPEN_STATS);
+            S_STRUCT_SIZE.set(st, 0L, (int) Native.SST_OPEN_STATS.byteSize());
+            MemorySegment err = Native.errSlot(arena);
+            Native.check((int) Native.SST_GET_OPEN_STATS.invokeExact(s, st, err), err);
+            // Fields past the struct_size the library reports filled stay 0.
+            return new SstOpenStats((long) S_READS.get(st, 0L), (long) S_BYTES_READ.get(st, 0L),
+                    (long) S_BYTES_HELD.get(st, 0L));
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private static final VarHandle S_STRUCT_SIZE = Native.member(Native.SST_OPEN_STATS, "struct_size");
+    private static final VarHandle S_READS = Native.member(Native.SST_OPEN_STATS, "reads");
+    private static final VarHandle S_BYTES_READ = Native.member(Native.SST_OPEN_STATS, "bytes_read");
+    private static final VarHandle S_BYTES_HELD = Native.member(Native.SST_OPEN_STATS, "bytes_held");
 
     /** Whether {@link #close()} has run. */
     public boolean isClosed() {

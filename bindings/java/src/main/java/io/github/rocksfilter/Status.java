@@ -10,7 +10,7 @@ public enum Status {
     CORRUPTION(2),
     /** Valid input this version does not handle; the message says which. */
     NOT_SUPPORTED(3),
-    /** An I/O error (e.g. opening or mapping a file). */
+    /** An I/O error (e.g. opening or reading a file; a {@link RangeReader} or channel that failed). */
     IO_ERROR(4),
     /** Something asked for is absent (e.g. a full filter in a partitioned file). */
     NOT_FOUND(5),

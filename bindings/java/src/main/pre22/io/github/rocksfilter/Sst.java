@@ -1,5 +1,6 @@
 package io.github.rocksfilter;
 
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -13,6 +14,22 @@ public class Sst implements AutoCloseable {
     }
 
     public static Sst open(Path path, boolean verifyChecksums) {
+        throw JdkCheck.unsupported();
+    }
+
+    public static Sst open(RangeReader reader, long size) {
+        throw JdkCheck.unsupported();
+    }
+
+    public static Sst open(RangeReader reader, long size, boolean verifyChecksums) {
+        throw JdkCheck.unsupported();
+    }
+
+    public static Sst open(SeekableByteChannel channel) {
+        throw JdkCheck.unsupported();
+    }
+
+    public static Sst open(SeekableByteChannel channel, boolean verifyChecksums) {
         throw JdkCheck.unsupported();
     }
 
@@ -45,6 +62,10 @@ public class Sst implements AutoCloseable {
     }
 
     public Optional<byte[]> property(String name) {
+        throw JdkCheck.unsupported();
+    }
+
+    public SstOpenStats openStats() {
         throw JdkCheck.unsupported();
     }
 

@@ -10,7 +10,13 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.SstFileWriter;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,11 +26,13 @@ import java.util.stream.Collectors;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Runs the README's examples and checks the READMEs show exactly this code: the filter example in both
- * (this binding's and the repository's), the SST example (on a file RocksJava writes) in this binding's.
+ * (this binding's and the repository's), the SST examples (on a file RocksJava writes; the object
+ * storage one through {@link RangeHttpServer}) in this binding's.
  */
 class ReadmeExampleTest {
 
@@ -46,7 +54,7 @@ class ReadmeExampleTest {
 
     static void sstExample(Path path, byte[] key, PrintStream out) {
         // BEGIN README SST EXAMPLE
-        try (Sst sst = Sst.open(path)) {                // memory-mapped; block checksums verified
+        try (Sst sst = Sst.open(path)) {                // reads the filter, closes the file; checksums verified
             boolean maybe = sst.mayMatch(key);          // false: the file certainly lacks the key
             boolean[] both = sst.mayMatchBatch(new byte[][] {key, "durian".getBytes(UTF_8)}); // one native call
             SstProperties p = sst.properties();         // format_version, checksum type, filter policy, ...
@@ -61,8 +69,30 @@ class ReadmeExampleTest {
         // END README SST EXAMPLE
     }
 
-    @Test
-    void sstExampleRuns(@TempDir Path tmp) throws Exception {
+    static void objectStorageExample(HttpClient http, URI object, long size, byte[] key, PrintStream out) {
+        // BEGIN README OBJECT STORAGE EXAMPLE
+        RangeReader ranged = (offset, dst) -> {         // one ranged GET per read, at most 2 per open
+            String range = "bytes=" + offset + "-" + (offset + dst.remaining() - 1);
+            HttpRequest get = HttpRequest.newBuilder(object).header("Range", range).build();
+            try {
+                HttpResponse<byte[]> r = http.send(get, HttpResponse.BodyHandlers.ofByteArray());
+                if (r.statusCode() != 206) {
+                    throw new IOException(range + ": HTTP " + r.statusCode());
+                }
+                dst.put(r.body());                      // a short body leaves dst unfilled: the open fails
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException(range);
+            }
+        };
+        try (Sst sst = Sst.open(ranged, size)) {        // size: the object's length (a listing, a HEAD)
+            out.println(sst.filterType() + " maybe=" + sst.mayMatch(key) + " reads=" + sst.openStats().reads());
+        }
+        // END README OBJECT STORAGE EXAMPLE
+    }
+
+    /** The SST file the README's SST examples describe: BloomFilter(10), format_version 5, three keys. */
+    static Path writeExampleSst(Path tmp) throws Exception {
         RocksDB.loadLibrary();
         Path path = tmp.resolve("000042.sst");
         BlockBasedTableConfig table = new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10))
@@ -75,6 +105,37 @@ class ReadmeExampleTest {
             }
             w.finish();
         }
+        return path;
+    }
+
+    @Test
+    void objectStorageExampleRuns(@TempDir Path tmp) throws Exception {
+        Path path = writeExampleSst(tmp);
+        try (RangeHttpServer server = new RangeHttpServer();
+             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+            URI object = server.put("db/000042.sst", Files.readAllBytes(path));
+            long size = RangeHttpServer.size(http, object);
+            for (String key : List.of("apple", "durian")) {
+                ByteArrayOutputStream buf = new ByteArrayOutputStream();
+                long before = server.rangeGets();
+                objectStorageExample(http, object, size, key.getBytes(UTF_8), new PrintStream(buf, true, UTF_8));
+                String printed = buf.toString(UTF_8).trim();
+                System.out.println("README object storage example printed: " + printed);
+                assertEquals("FULL maybe=" + key.equals("apple") + " reads=1", printed);
+                assertEquals(1, server.rangeGets() - before, "a file under 64 KiB: one ranged GET");
+            }
+            // A missing object (404): the reader's IOException is the cause.
+            URI missing = object.resolve("missing.sst");
+            RocksFilterException e = assertThrows(RocksFilterException.class,
+                    () -> objectStorageExample(http, missing, size, new byte[1], System.out));
+            assertEquals(Status.IO_ERROR, e.status());
+            assertEquals("bytes=0-" + (size - 1) + ": HTTP 404", e.getCause().getMessage());
+        }
+    }
+
+    @Test
+    void sstExampleRuns(@TempDir Path tmp) throws Exception {
+        Path path = writeExampleSst(tmp);
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         sstExample(path, "apple".getBytes(UTF_8), new PrintStream(buf, true, StandardCharsets.UTF_8));
         String printed = buf.toString(StandardCharsets.UTF_8).trim();
@@ -95,8 +156,8 @@ class ReadmeExampleTest {
     @Test
     void readmeShowsThisCode() throws Exception {
         List<String> src = Files.readAllLines(Path.of("src/test/java/io/github/rocksfilter/ReadmeExampleTest.java"));
-        // The first example is in both READMEs, the SST one in this binding's only.
-        for (String marker : List.of("README EXAMPLE", "README SST EXAMPLE")) {
+        // The first example is in both READMEs, the SST ones in this binding's only.
+        for (String marker : List.of("README EXAMPLE", "README SST EXAMPLE", "README OBJECT STORAGE EXAMPLE")) {
             int from = indexOfTrimmed(src, "// BEGIN " + marker) + 1;
             int to = indexOfTrimmed(src, "// END " + marker);
             String code = src.subList(from, to).stream().map(l -> l.length() >= 8 ? l.substring(8) : l.strip())
@@ -107,7 +168,8 @@ class ReadmeExampleTest {
                 assertTrue(Files.readString(readme).contains(code),
                         readme + " must contain the example exactly as in ReadmeExampleTest:\n" + code);
             }
-            assertTrue(to - from <= 12, "about ten lines: " + (to - from));
+            int most = marker.equals("README OBJECT STORAGE EXAMPLE") ? 20 : 12;
+            assertTrue(to - from <= most, "at most " + most + " lines: " + (to - from));
         }
     }
 

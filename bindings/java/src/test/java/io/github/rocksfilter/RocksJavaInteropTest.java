@@ -135,7 +135,12 @@ class RocksJavaInteropTest {
     }
 
     static Path writeSst(String name, Options opts, byte[][] keys) throws RocksDBException {
-        Path path = tmp.resolve(name + ".sst");
+        return writeSst(tmp, name, opts, keys);
+    }
+
+    /** Writes {@code keys} (sorted) with value "v" into {@code dir/name.sst} with RocksJava's SstFileWriter. */
+    static Path writeSst(Path dir, String name, Options opts, byte[][] keys) throws RocksDBException {
+        Path path = dir.resolve(name + ".sst");
         try (EnvOptions env = new EnvOptions(); SstFileWriter w = new SstFileWriter(env, opts)) {
             w.open(path.toString());
             for (byte[] k : keys) {
@@ -308,10 +313,8 @@ class RocksJavaInteropTest {
                 new Partitioned("partitioned-ribbon10-fv7", null, "ribbonfilter:10", 7));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("partitionedConfigs")
-    void partitionedFilters(Partitioned c) throws Exception {
-        Options opts;
+    /** Options writing a partitioned filter (kTwoLevelIndexSearch, 512-byte metadata blocks) for {@code c}. */
+    static Options partitionedOptions(Partitioned c) throws RocksDBException {
         if (c.bloom() != null) {
             BlockBasedTableConfig t = new BlockBasedTableConfig()
                     .setFilterPolicy(c.bloom().get())
@@ -321,12 +324,16 @@ class RocksJavaInteropTest {
             if (c.fv() > 0) {
                 t.setFormatVersion(c.fv());
             }
-            opts = new Options().setCreateIfMissing(true).setTableFormatConfig(t);
-        } else {
-            opts = optionsFromString("{filter_policy=" + c.ribbon() + ";partition_filters=true;index_type=kTwoLevelIndexSearch"
-                    + ";metadata_block_size=512;format_version=" + c.fv() + "}");
+            return new Options().setCreateIfMissing(true).setTableFormatConfig(t);
         }
-        try (opts) {
+        return optionsFromString("{filter_policy=" + c.ribbon() + ";partition_filters=true;index_type=kTwoLevelIndexSearch"
+                + ";metadata_block_size=512;format_version=" + c.fv() + "}");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("partitionedConfigs")
+    void partitionedFilters(Partitioned c) throws Exception {
+        try (Options opts = partitionedOptions(c)) {
             Path sst = writeSst(c.name(), opts, KEYS);
             try (Sst file = Sst.open(sst)) {
                 SstProperties p = file.properties();

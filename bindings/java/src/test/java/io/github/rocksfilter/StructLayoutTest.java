@@ -94,9 +94,11 @@ class StructLayoutTest {
         assertTrue(body.find(), "include/rocksfilter.h declares no struct " + name);
         String code = body.group(1).replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "");
         List<String> names = new ArrayList<>();
-        Matcher member = Pattern.compile("(\\w+)\\s*(?:\\[[^\\]]*\\])?\\s*;").matcher(code);
+        // "type name;", "type name[N];", or a function pointer "ret (*name)(params);".
+        Matcher member = Pattern.compile("\\(\\s*\\*\\s*(\\w+)\\s*\\)\\s*\\([^;]*\\)\\s*;|(\\w+)\\s*(?:\\[[^\\]]*\\])?\\s*;")
+                .matcher(code);
         while (member.find()) {
-            names.add(member.group(1));
+            names.add(member.group(1) != null ? member.group(1) : member.group(2));
         }
         return names;
     }

@@ -1,0 +1,38 @@
+package io.github.rocksfilter;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Ranged reads of one file, for {@link Sst#open(RangeReader, long)}: an object store's ranged GET
+ * ({@code Range: bytes=offset-(offset+dst.remaining()-1)}), an engine's own file layer, a decrypting
+ * or remote file.
+ *
+ * <p>An open asks for few ranges, all within the file's size, on the thread that called
+ * {@code open} and only during that call: the last 64 KiB of the file (all of it when smaller:
+ * footer, metaindex and properties), then at most one more range holding a full or partitioned
+ * filter (so at most two reads for such files as RocksDB writes them; two or three for the
+ * block-based filters of RocksDB before 7.0). {@link Sst#openStats()} reports the reads made. (A
+ * range longer than 1 GiB, more than one {@link ByteBuffer} can address comfortably, comes as
+ * consecutive calls of at most 1 GiB each.)
+ */
+@FunctionalInterface
+public interface RangeReader {
+    /**
+     * Fills {@code dst} with the file's bytes starting at {@code offset}: exactly
+     * {@code dst.remaining()} bytes, from its position to its limit (a relative {@code put}, or a
+     * channel's {@code read(dst, ...)} until nothing remains).
+     *
+     * <p>{@code dst} is a direct buffer over memory the native library keeps; it is valid only
+     * during this call (afterwards every access throws {@link IllegalStateException}), so do not
+     * keep it or fill it asynchronously after returning. Returning with bytes remaining fails the
+     * open, as throwing does.
+     *
+     * @param offset where the range starts in the file (offset + dst.remaining() is at most its size)
+     * @param dst    the buffer to fill, position 0, limit the range's length
+     * @throws IOException when the bytes cannot be read; {@code open} then throws a
+     *                     {@link RocksFilterException} ({@link Status#IO_ERROR}) whose cause is this
+     *                     exception (any other exception is carried the same way)
+     */
+    void readFully(long offset, ByteBuffer dst) throws IOException;
+}
