@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <iterator>
 #include <optional>
 #include <stdexcept>
@@ -69,12 +70,16 @@ enum class SstFilterType : std::uint32_t {
   block_based = ROCKSFILTER_SST_FILTER_BLOCK_BASED,
 };
 
-/* Flags for Sst::open / Sst::open_memory. */
+/* Flags for Sst::open / Sst::open_memory / Sst::open_source. */
 inline constexpr std::uint32_t kSstSkipChecksums = ROCKSFILTER_SST_SKIP_CHECKSUMS;
+/* Sst::open only: map the file instead of reading it (see ROCKSFILTER_SST_MMAP
+ * in rocksfilter.h for what it risks). */
+inline constexpr std::uint32_t kSstMmap = ROCKSFILTER_SST_MMAP;
 
 /* The C structs, under C++ names (same types). */
 using FilterInfo = rocksfilter_filter_info;
 using SstProperties = rocksfilter_sst_properties;
+using SstOpenStats = rocksfilter_sst_open_stats;
 
 /* The status in words, as the library's messages start ("corruption"). */
 inline const char *status_name(rocksfilter_status s) noexcept {
@@ -444,7 +449,8 @@ class Sst {
   Sst &operator=(const Sst &) = delete;
   ~Sst() { rocksfilter_sst_free(h_); }
 
-  /* Opens and memory-maps the file (flags: kSstSkipChecksums). */
+  /* Opens the file: reads what its filter needs into memory the Sst owns and
+   * closes it (flags: kSstSkipChecksums, kSstMmap). */
   static Sst open(const char *path, std::uint32_t flags = 0) {
     rocksfilter_sst *out = nullptr;
     detail::ErrPtr err;
@@ -466,6 +472,51 @@ class Sst {
   }
   static Sst open_memory(std::string_view file, std::uint32_t flags = 0) {
     return open_memory(file.data(), file.size(), flags);
+  }
+
+  /* Opens a file of `size` bytes through the caller's reads (rocksfilter_source):
+   * `read_at(std::uint64_t offset, std::uint8_t *dst, std::size_t len)` copies
+   * exactly len bytes at offset into dst and returns 0, or returns another int
+   * for an I/O error. It is called only during this call, on this thread (a
+   * 64 KiB suffix, then at most one range per filter). An exception it throws
+   * is caught before it reaches the C library, and rethrown here once the open
+   * has failed (flags: kSstSkipChecksums). */
+  template <class ReadAt>
+  static Sst open_source(std::uint64_t size, ReadAt &&read_at, std::uint32_t flags = 0) {
+    struct Ctx {
+      std::remove_reference_t<ReadAt> *read_at;
+      std::exception_ptr error;
+    } ctx{&read_at, nullptr};
+    rocksfilter_source src{};
+    src.struct_size = sizeof src;
+    src.size = size;
+    src.ctx = &ctx;
+    src.read_at = [](void *c, std::uint64_t offset, std::uint8_t *dst, std::size_t len) noexcept -> int {
+      Ctx *x = static_cast<Ctx *>(c);
+      try {
+        return static_cast<int>((*x->read_at)(offset, dst, len));
+      } catch (...) {
+        x->error = std::current_exception();
+        return -1;
+      }
+    };
+    rocksfilter_sst *out = nullptr;
+    detail::ErrPtr err;
+    const rocksfilter_status s = rocksfilter_sst_open_source(&src, flags, &out, err.out());
+    Sst sst(out);
+    if (ctx.error) std::rethrow_exception(ctx.error);
+    detail::check(s, err, "rocksfilter_sst_open_source");
+    return sst;
+  }
+
+  /* What the open read (calls, bytes) and the bytes this Sst holds. */
+  SstOpenStats open_stats() const {
+    SstOpenStats out{};
+    out.struct_size = sizeof out;
+    detail::ErrPtr err;
+    const rocksfilter_status s = rocksfilter_sst_get_open_stats(h_, &out, err.out());
+    detail::check(s, err, "rocksfilter_sst_get_open_stats");
+    return out;
   }
 
   /* Can the file hold this key? false is definite. */
@@ -496,7 +547,7 @@ class Sst {
     return out;
   }
 
-  /* The file's full filter, sharing the file's bytes (see rocksfilter.h).
+  /* The file's full filter, sharing the Sst's bytes (see rocksfilter.h).
    * Throws NOT_FOUND for partitioned or absent filters. */
   Filter full_filter() const {
     rocksfilter_filter *out = nullptr;

@@ -9,7 +9,8 @@
 #   2. the Rust tests (--lib --tests) under AddressSanitizer;
 #   3. the C API test (c_tests/api) under ASan + UBSan (--full: also
 #      c_tests/compat, ~15 min under ASan);
-#   4. the C API test under valgrind (errors and definite/indirect leaks);
+#   4. the C API test and the I/O fault tests (tests/io.rs) under valgrind
+#      (errors and definite/indirect leaks);
 #   5. Miri over the library's unit tests (skipped with a message when the
 #      nightly miri component cannot be installed);
 #   6. tests/concurrency.rs under ThreadSanitizer (nightly + rust-src +
@@ -196,6 +197,30 @@ step_valgrind() {
   local ind; ind=$(sed -n 's/.*indirectly lost: \([0-9,]*\) bytes.*/\1/p' "$log" | tr -d , | tail -1)
   local findings=$(( ${errors:-1} + (rc != 0 && ${errors:-1} == 0) ))
   result "valgrind c api" "$findings" "${errors:-?} errors, definitely lost ${leaks:-0} B, indirectly lost ${ind:-0} B, $(grep -a 'passed' "$log" | tail -1), $(secs "$t0")s (log $log)"
+
+  # The I/O fault tests (tests/io.rs: every read of an open failed,
+  # shortened and garbled through the C callback source; files truncated
+  # under open handles), through the C ABI, under valgrind.
+  say "I/O fault tests under valgrind"
+  t0=$(date +%s)
+  log="$LOGS/valgrind-io.log"
+  local bin
+  bin=$(cargo test --release -p rocksfilter --test io --no-run --message-format=json 2>"$LOGS/valgrind-io-build.log" \
+    | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "io": print(m["executable"])' | tail -1)
+  if [ -z "$bin" ]; then
+    result "valgrind io faults" 1 "build failed (see $LOGS/valgrind-io-build.log)"; return
+  fi
+  valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    --show-leak-kinds=definite,indirect "$bin" --test-threads=1 >"$log" 2>&1
+  rc=$?
+  errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$log" | tail -1)
+  leaks=$(sed -n 's/.*definitely lost: \([0-9,]*\) bytes.*/\1/p' "$log" | tr -d , | tail -1)
+  ind=$(sed -n 's/.*indirectly lost: \([0-9,]*\) bytes.*/\1/p' "$log" | tr -d , | tail -1)
+  findings=$(( ${errors:-1} + (rc != 0 && ${errors:-1} == 0) ))
+  result "valgrind io faults" "$findings" "${errors:-?} errors, definitely lost ${leaks:-0} B, indirectly lost ${ind:-0} B, $(grep -a '^test result' "$log" | tail -1), $(secs "$t0")s (log $log)"
 }
 
 # ------------------------------------------------------------------ nightly tools

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs `rocksfilter inspect --json` on every fixture SST and checks the
 report against what the generator wrote (manifest.jsonl): format version,
-checksum, filter shape and kind, entry counts, prefix extractor.
+checksum, filter shape and kind, entry counts, prefix extractor, and what
+the open read (at most two reads).
 
     sst_fixtures/check_inspect.py OUTDIR path/to/rocksfilter
 """
@@ -46,7 +47,12 @@ for line in open(f"{outdir}/manifest.jsonl"):
             problems.append(f"prefix_extractor {r['prefix_extractor']} != {want_prefix}")
         if r["whole_key_filtering"] != row["whole_key_filtering"]:
             problems.append("whole_key_filtering differs")
-        for needed in ("format_version:", "checksum:", "filter:", "properties:"):
+        # What the open read: a 64 KiB suffix, then at most one range.
+        o = r.get("open", {})
+        if not (1 <= o.get("reads", 0) <= 2 and o.get("file_bytes") == __import__("os").path.getsize(path)
+                and 0 < o.get("bytes_read", 0) <= o["file_bytes"] + 65536):
+            problems.append(f"open stats {o}")
+        for needed in ("format_version:", "checksum:", "filter:", "opening read:", "properties:"):
             if needed not in human.stdout:
                 problems.append(f"readable report lacks {needed!r}")
     if problems:

@@ -131,6 +131,15 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
         }
         let _ = write!(o, "\"whole_key_filtering\":{},", sst.whole_key_filtering());
         let _ = write!(o, "\"prefix_extractor\":{},", json_str(&prefix));
+        let st = sst.open_stats();
+        let _ = write!(
+            o,
+            "\"open\":{{\"file_bytes\":{},\"reads\":{},\"bytes_read\":{},\"bytes_held\":{}}},",
+            sst.file_size(),
+            st.reads,
+            st.bytes_read,
+            st.bytes_held
+        );
         o.push_str("\"properties\":{");
         let props: Vec<String> = p
             .raw()
@@ -180,6 +189,14 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
     }
     println!("whole-key filter:   {}", sst.whole_key_filtering());
     println!("prefix extractor:   {prefix}");
+    let st = sst.open_stats();
+    println!(
+        "opening read:       {} bytes in {} reads of the {}-byte file; the handle holds {} bytes",
+        st.bytes_read,
+        st.reads,
+        sst.file_size(),
+        st.bytes_held
+    );
     println!("properties:");
     for (k, v) in p.raw() {
         println!("  {k:<48} {}", display_property(k, v));

@@ -23,6 +23,7 @@ static unsigned forward_declared_kind(const struct rocksfilter_filter_info *info
 #include <iterator>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <unistd.h>
@@ -463,6 +464,46 @@ static void test_sst(const std::string &dir) {
     CHECK(mem.may_match("x") && mem.filter_type() == rocksfilter::SstFilterType::unsupported,
           "moved-from Sst answers true");
     expect_error("properties of a moved-from Sst", ROCKSFILTER_INVALID_ARGUMENT, [&] { mem.properties(); });
+  }
+
+  // Through the caller's reads: the same answers; a failing read, a thrown
+  // exception and a truncation after open.
+  {
+    int calls = 0;
+    auto read = [&](std::uint64_t off, std::uint8_t *dst, std::size_t len) {
+      calls++;
+      if (off + len > bytes.size()) return 5;
+      std::memcpy(dst, bytes.data() + off, len);
+      return 0;
+    };
+    rocksfilter::Sst src = rocksfilter::Sst::open_source(bytes.size(), read);
+    int differ = 0;
+    for (const auto &k : sorted) differ += !src.may_match(k);
+    rocksfilter::Sst by_path = rocksfilter::Sst::open(path);
+    for (const auto &k : make_keys("notinsst", 1000)) differ += src.may_match(k) != by_path.may_match(k);
+    const rocksfilter::SstOpenStats st = src.open_stats();
+    CHECK(differ == 0 && calls >= 1 && st.reads == static_cast<std::uint64_t>(calls) && st.bytes_held > 0,
+          "open_source: %d answers differ, %d calls, %llu reads", differ, calls, static_cast<unsigned long long>(st.reads));
+    std::string msg = expect_error("a failing read", ROCKSFILTER_IO_ERROR, [&] {
+      rocksfilter::Sst::open_source(bytes.size(), [](std::uint64_t, std::uint8_t *, std::size_t) { return 7; });
+    });
+    CHECK(msg.find("read_at returned 7") != std::string::npos, "IO error names the code: %s", msg.c_str());
+    bool rethrown = false;
+    try {
+      rocksfilter::Sst::open_source(bytes.size(), [](std::uint64_t, std::uint8_t *, std::size_t) -> int {
+        throw std::out_of_range("object store said 503");
+      });
+    } catch (const std::out_of_range &e) {
+      rethrown = std::string(e.what()) == "object store said 503";
+    }
+    CHECK(rethrown, "an exception thrown by read_at is rethrown by open_source");
+    // Truncate the file under an open handle: the answers stay.
+    FILE *f = std::fopen(path.c_str(), "w");
+    CHECK(f != nullptr, "truncate %s", path.c_str());
+    if (f) std::fclose(f);
+    int lost = 0;
+    for (const auto &k : sorted) lost += !by_path.may_match(k);
+    CHECK(lost == 0, "%d keys lost after the file was truncated under its handle", lost);
   }
 
   std::string m = expect_error("missing file", ROCKSFILTER_IO_ERROR,
