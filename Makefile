@@ -77,6 +77,9 @@ JUDGE = $(SST_FIXTURES)/.build/judge78
 sst-test: build
 	sst_fixtures/generate.sh $(SST_FIXTURES)
 	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) $(CARGO) test --release --locked --test sst_fixtures -- --ignored --nocapture
+	@# 200,000 handles in one process, mappings and bytes per handle counted
+	@# (about 4 GB), then the per-handle bytes on files RocksDB wrote.
+	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) $(CARGO) test --release --locked --test handles -- --ignored --nocapture --test-threads=1
 	sst_fixtures/check_inspect.py $(SST_FIXTURES) target/release/rocksfilter
 	$(CC) -O2 -Wall -Werror -o $(JUDGE) sst_fixtures/judge78.c -lrocksdb
 	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) ROCKSFILTER_JUDGE=$(JUDGE) $(CARGO) test --release --locked --test hostile -- --ignored --nocapture

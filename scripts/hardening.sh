@@ -68,7 +68,7 @@ step_fuzz() {
     cargo install cargo-fuzz --locked >"$LOGS/cargo-fuzz-install.log" 2>&1 \
       || { result fuzz 1 "cargo install cargo-fuzz failed (see $LOGS/cargo-fuzz-install.log)"; return; }
   fi
-  local targets="filter_load_query sst_open_query sst_crafted build_roundtrip"
+  local targets="filter_load_query sst_open_query sst_crafted sst_source_faults build_roundtrip"
   # Seeds: blocks from our builder and structured build inputs...
   if ! cargo run -q --manifest-path fuzz/Cargo.toml --target-dir "$OUT/fuzz-seeds" --no-default-features \
         --example gen_seeds -- "$OUT/seeds" >"$LOGS/gen_seeds.log" 2>&1; then
@@ -89,7 +89,11 @@ step_fuzz() {
     find "$fx" -maxdepth 1 -name '*.sst' -size -64k -printf '%s %p\n' | sort -n \
       | awk '{n=$2; sub(/.*\//,"",n); f=n; sub(/_(ascii|bin|k|long|pfx)[0-9a-z_]*\.sst$/,"",f);
               if (!(f in seen)) {seen[f]=1; print $2}}' | head -32 \
-      | while read -r f; do cp -n "$f" fuzz/corpus/sst_open_query/; done
+      | while read -r f; do
+          cp -n "$f" fuzz/corpus/sst_open_query/
+          # The same files behind a fault description (fail the 2nd read).
+          { printf '\000\001\000\000\000\000'; cat "$f"; } > "fuzz/corpus/sst_source_faults/real-$(basename "$f")"
+        done
   fi
   local t0; t0=$(date +%s)
   if ! cargo fuzz build -O --sanitizer address >"$LOGS/fuzz-build.log" 2>&1; then
@@ -104,6 +108,7 @@ step_fuzz() {
     # allocation of the library may be large on them.
     local extra=""
     [ "$t" = sst_crafted ] && extra="-malloc_limit_mb=256"
+    [ "$t" = sst_source_faults ] && extra="-malloc_limit_mb=256"
     cargo fuzz run -O --sanitizer address "$t" "fuzz/corpus/$t" -- \
       -max_total_time="$FUZZ_SECONDS" -max_len=65536 -rss_limit_mb=4096 -timeout=20 $extra \
       -print_final_stats=1 -artifact_prefix="$art" >"$log" 2>&1

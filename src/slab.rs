@@ -15,14 +15,16 @@
 //! Placement is first fit over free extents kept per chunk, in 4 KiB
 //! pages (at most 4 KiB of slack per buffer, 2% of a 200 KB filter);
 //! freed extents merge with their free neighbours, and a chunk that
-//! becomes wholly free is returned to the system. Chunks are zeroed once
-//! (`alloc_zeroed`: untouched pages cost nothing until written), so every
-//! byte of a buffer is initialised memory, possibly a previous buffer's.
+//! becomes wholly free is returned to the system, except one kept for the
+//! next open (so that opening and closing one handle in a loop does not
+//! map and unmap 32 MiB each time). Chunks are anonymous mappings (`mmap`:
+//! zero pages that cost nothing until written; not `alloc_zeroed`, which
+//! for a page-aligned layout memsets all 32 MiB), so every byte of a
+//! buffer is initialised memory, possibly a previous buffer's.
 //! Buffers below 64 KiB come from `malloc`'s heap anyway; from 4 MiB on,
 //! each is its own allocation (advised for huge pages, as before): a
 //! process cannot hold 65,530 of those.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::collections::BTreeMap;
 use std::ptr::NonNull;
 use std::sync::Mutex;
@@ -45,10 +47,62 @@ struct Chunk {
 // are accessed through the buffers, never through the pool.
 unsafe impl Send for Chunk {}
 
-static POOL: Mutex<Vec<Chunk>> = Mutex::new(Vec::new());
+/// The chunks in use, and at most one wholly free chunk kept for reuse.
+struct Pool {
+    chunks: Vec<Chunk>,
+    spare: Option<NonNull<u8>>,
+}
 
-fn chunk_layout() -> Layout {
-    Layout::from_size_align(CHUNK, PAGE).expect("chunk layout")
+// SAFETY: as for Chunk: the spare is an address range only the pool owns.
+unsafe impl Send for Pool {}
+
+static POOL: Mutex<Pool> = Mutex::new(Pool { chunks: Vec::new(), spare: None });
+
+/// A new zeroed chunk of CHUNK bytes.
+fn map_chunk() -> Option<NonNull<u8>> {
+    #[cfg(all(unix, not(miri)))]
+    {
+        // SAFETY: an anonymous private mapping of CHUNK bytes at an address
+        // the kernel picks; it aliases nothing.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                CHUNK,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        NonNull::new(p.cast())
+    }
+    #[cfg(not(all(unix, not(miri))))]
+    {
+        // SAFETY: the layout has a non-zero size.
+        NonNull::new(unsafe { std::alloc::alloc_zeroed(chunk_layout()) })
+    }
+}
+
+/// Returns a chunk from `map_chunk` that no buffer uses any more.
+fn unmap_chunk(base: NonNull<u8>) {
+    #[cfg(all(unix, not(miri)))]
+    // SAFETY: base..base + CHUNK is a mapping map_chunk made, unused now.
+    unsafe {
+        libc::munmap(base.as_ptr().cast(), CHUNK);
+    }
+    #[cfg(not(all(unix, not(miri))))]
+    // SAFETY: the chunk came from alloc_zeroed with this layout.
+    unsafe {
+        std::alloc::dealloc(base.as_ptr(), chunk_layout())
+    }
+}
+
+#[cfg(not(all(unix, not(miri))))]
+fn chunk_layout() -> std::alloc::Layout {
+    std::alloc::Layout::from_size_align(CHUNK, PAGE).expect("chunk layout")
 }
 
 /// A buffer in a chunk, exclusively owned; freed on drop.
@@ -72,15 +126,17 @@ impl SlabBuf {
         debug_assert!((SLAB_MIN..SLAB_MAX).contains(&len));
         let pages = len.div_ceil(PAGE);
         let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-        let found = pool.iter_mut().find_map(|c| take(c, pages));
+        let found = pool.chunks.iter_mut().find_map(|c| take(c, pages));
         let start = match found {
             Some(s) => s,
             None => {
-                // SAFETY: the layout has a non-zero size.
-                let base = NonNull::new(unsafe { alloc_zeroed(chunk_layout()) })?;
+                let base = match pool.spare.take() {
+                    Some(b) => b,
+                    None => map_chunk()?,
+                };
                 let mut c = Chunk { base, free: BTreeMap::from([(0, CHUNK / PAGE)]), used_pages: 0 };
                 let s = take(&mut c, pages).expect("a new chunk holds any slab buffer");
-                pool.push(c);
+                pool.chunks.push(c);
                 s
             }
         };
@@ -109,11 +165,12 @@ impl Drop for SlabBuf {
     fn drop(&mut self) {
         let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
         let addr = self.ptr.as_ptr() as usize;
-        let Some(i) = pool.iter().position(|c| (c.base.as_ptr() as usize..c.base.as_ptr() as usize + CHUNK).contains(&addr)) else {
+        let Some(i) = pool.chunks.iter().position(|c| (c.base.as_ptr() as usize..c.base.as_ptr() as usize + CHUNK).contains(&addr))
+        else {
             debug_assert!(false, "a slab buffer outside every chunk");
             return;
         };
-        let c = &mut pool[i];
+        let c = &mut pool.chunks[i];
         let mut start = (addr - c.base.as_ptr() as usize) / PAGE;
         let mut n = self.pages;
         // Merge with the free extents on either side.
@@ -130,10 +187,11 @@ impl Drop for SlabBuf {
         c.free.insert(start, n);
         c.used_pages -= self.pages;
         if c.used_pages == 0 {
-            let c = pool.swap_remove(i);
-            // SAFETY: the chunk came from alloc_zeroed with this layout and
-            // no buffer lies in it any more.
-            unsafe { dealloc(c.base.as_ptr(), chunk_layout()) };
+            let c = pool.chunks.swap_remove(i);
+            match pool.spare {
+                None => pool.spare = Some(c.base),
+                Some(_) => unmap_chunk(c.base),
+            }
         }
     }
 }
@@ -154,10 +212,10 @@ impl AsMut<[u8]> for SlabBuf {
     }
 }
 
-/// Chunks the pool holds now (for tests of the bound).
+/// Chunks in use now (for tests of the bound; the spare is not counted).
 #[doc(hidden)]
 pub fn slab_chunks() -> usize {
-    POOL.lock().unwrap_or_else(|e| e.into_inner()).len()
+    POOL.lock().unwrap_or_else(|e| e.into_inner()).chunks.len()
 }
 
 #[cfg(test)]
