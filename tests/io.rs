@@ -209,7 +209,7 @@ fn bytes_that_change_between_reads_are_an_error() {
 #[test]
 fn reads_are_few_and_sized_from_the_suffix() {
     for (name, file, _) in files() {
-        let sst = Sst::open_source(&file.as_slice(), SstOptions::default()).unwrap();
+        let sst = Sst::open_source(file.as_slice(), SstOptions::default()).unwrap();
         let st = sst.open_stats();
         // The first read is the last 64 KiB; a file that small is read whole, once.
         if file.len() as u64 <= SUFFIX_READ {

@@ -315,8 +315,9 @@ impl Sst<'static> {
     /// let err = Sst::open_source(&[0u8; 100][..], SstOptions::default()).unwrap_err();
     /// assert!(err.message().contains("bad magic number"));
     /// ```
-    pub fn open_source(source: &dyn Source, options: SstOptions) -> Result<Sst<'static>> {
-        Sst::build(Origin::Read(source), options)
+    pub fn open_source<S: Source + ?Sized>(source: &S, options: SstOptions) -> Result<Sst<'static>> {
+        // `&S` is a sized Source whatever S is (byte slices included).
+        Sst::build(Origin::Read(&source), options)
     }
 }
 
