@@ -14,7 +14,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use rocksfilter::sst::MAX_PARTITIONS_PER_QUERY;
-use rocksfilter::{Sst, SstFilter};
+use rocksfilter::{Sst, SstFilter, SstOptions};
 
 struct Counting;
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
@@ -81,5 +81,15 @@ fn hostile_files_open_in_bounded_memory() {
         let mut results = [false; 3];
         sst.may_match_batch(&keys, &mut results);
         assert_eq!(PEAK.load(Relaxed), before, "{name}: a query allocated");
+        drop(sst);
+        // Through a read source the file is copied in by ranges: within the
+        // same bound (every range is checked against the source's size
+        // before its buffer is allocated).
+        let base = CURRENT.load(Relaxed);
+        PEAK.store(base, Relaxed);
+        let via = Sst::open_source(file.as_slice(), SstOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let peak = PEAK.load(Relaxed) - base;
+        println!("{name}: through a source, {peak} bytes allocated at peak, {:?}", via.open_stats());
+        assert!(peak < LIMIT + file.len(), "{name}: {peak} bytes allocated at peak through a source");
     }
 }
