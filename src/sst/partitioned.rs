@@ -208,7 +208,15 @@ impl<'a> Partitions<'a> {
             Err(e) => return Ok(Err(unusable(e))),
         };
         if !fetch.holds(&(handle.offset..index_end), false) {
-            if let Some(start) = properties.data_size.filter(|&s| s <= handle.offset) {
+            // Only when the properties agree that the range is the filter:
+            // `rocksdb.filter.size` counts the partitions and their index
+            // (without trailers), so a range much larger than that holds
+            // other blocks the handle would keep for nothing.
+            let start = properties.data_size.filter(|&s| s <= handle.offset);
+            let plausible = |s: u64| {
+                properties.filter_size.is_some_and(|f| index_end - s <= f.saturating_mul(2).saturating_add(64 << 10))
+            };
+            if let Some(start) = start.filter(|&s| plausible(s)) {
                 fatal_io(fetch.prefetch(start..index_end, true))?.ok();
             }
         }
