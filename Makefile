@@ -56,7 +56,7 @@ header:
 	$(CARGO) run --release --locked -q -p rocksfilter-header
 
 rust-test:
-	$(CARGO) test --release --locked
+	$(CARGO) test --release --locked --workspace
 	$(CARGO) test --release --locked --test resources -- --nocapture
 	# The measured FP rates of sized blocks and Ribbon's first-seed failure
 	# rates, printed in the log (a few seconds).
