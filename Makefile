@@ -32,7 +32,7 @@ INSTALLED_FILES = $(BINDIR)/rocksfilter \
   $(CMAKEDIR)/rocksfilterConfig.cmake $(CMAKEDIR)/rocksfilterConfigVersion.cmake \
   $(CMAKEDIR)/rocksfilterTargets.cmake
 
-.PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module
+.PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module package-test
 .PHONY: header build test prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
@@ -106,7 +106,7 @@ matrix-test: build matrix-java
 	ROCKSFILTER_MATRIX=$(MATRIX) $(CARGO) test --release --locked --test matrix -- --ignored --nocapture
 
 # Everything: checks (and, as root, installs) what it needs first.
-test: prereqs rocksdb11-background header-check rust-test c-test sst-test matrix-java example-test cpp-test go-test java-test matrix-test
+test: prereqs rocksdb11-background header-check rust-test package-test c-test sst-test matrix-java example-test cpp-test go-test java-test matrix-test
 
 prereqs:
 	scripts/prereqs.sh --go --java
@@ -197,6 +197,12 @@ cpp-test: build
 	$(CXX) $(CPP_TEST_FLAGS) -Iinclude examples/cpp/test_hpp.cpp -o target/cpp-test/test_hpp \
 	  target/release/librocksfilter.a -lrocksdb $(NATIVE_STATIC_LIBS)
 	target/cpp-test/test_hpp
+
+# The library's crate package: LICENSE, exactly the files a Rust user needs
+# (Cargo.toml's include list), and it builds on its own. See
+# scripts/package-test.sh.
+package-test:
+	scripts/package-test.sh
 
 # Every README block marked `<!-- file: PATH -->` is exactly that file.
 readme-check:
