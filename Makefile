@@ -1,5 +1,6 @@
-# The one test command (README: `make test`); .ci/run calls it after
-# installing the system packages it needs.
+# The test commands (README: `make test` before every commit, `make
+# test-all` for everything); .ci/run calls `make test-all`, which installs the
+# system packages it needs first when run as root.
 CARGO ?= cargo
 
 PREFIX ?= /usr/local
@@ -33,7 +34,7 @@ INSTALLED_FILES = $(BINDIR)/rocksfilter \
   $(CMAKEDIR)/rocksfilterTargets.cmake
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module package-test
-.PHONY: header build test prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background demo clean
+.PHONY: header build test test-all prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
 SST_FIXTURES ?= $(CURDIR)/target/sst-fixtures
@@ -88,7 +89,7 @@ sst-test: build
 # the library must answer as each of them does. Prints the summary table.
 MATRIX ?= $(CURDIR)/target/matrix
 
-# `make test` starts the RocksDB 11.12 build (about 20 minutes on 2 cores the
+# `make test-all` starts the RocksDB 11.12 build (about 20 minutes on 2 cores the
 # first time; cached per machine) in the background, at low priority, so it
 # uses what the other suites leave idle; matrix-test waits for it (the build
 # holds a lock) and prints its log's last lines.
@@ -105,14 +106,24 @@ matrix-test: build matrix-java
 	sst_fixtures/matrix/cpp/run.sh $(MATRIX)
 	ROCKSFILTER_MATRIX=$(MATRIX) $(CARGO) test --release --locked --test matrix -- --ignored --nocapture
 
-# Everything: checks (and, as root, installs) what it needs first.
-test: prereqs rocksdb11-background header-check rust-test package-test c-test sst-test matrix-java example-test cpp-test go-test java-test matrix-test
+# The contributor's command, for every commit (about 10 minutes on 2 cores
+# from a fresh clone): every suite that needs no source build of RocksDB and
+# no large download. Checks (and, as root, installs) what it needs first.
+TEST_SUITES = header-check rust-test package-test c-test sst-test example-test cpp-test
+test: prereqs $(TEST_SUITES) go-test java-test
+
+# make test plus the slow suites: the version matrix, with RocksJava's jars
+# (about 440 MB, downloaded once) and RocksDB 11.12 built from source (about
+# 20 minutes the first time, in the background while the other suites run).
+# matrix-java runs before the Go and Java suites, which then also check its
+# block-based files. .ci/run runs this.
+test-all: prereqs rocksdb11-background $(TEST_SUITES) matrix-java go-test java-test matrix-test
 
 prereqs:
 	scripts/prereqs.sh --go --java
 
 # Both suites also check block-based files of the version matrix when
-# `make matrix-java` has written them (make test does, first).
+# `make matrix-java` has written them (make test-all does, first).
 MATRIX_FOR_BINDINGS = $(shell [ -f $(MATRIX)/rocksjava-6.29.5/manifest.jsonl ] && echo $(MATRIX))
 
 go-test: build
