@@ -34,7 +34,7 @@ INSTALLED_FILES = $(BINDIR)/rocksfilter \
   $(CMAKEDIR)/rocksfilterTargets.cmake
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module package-test
-.PHONY: header build test test-all prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background demo clean
+.PHONY: header build test test-all readme-test prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
 SST_FIXTURES ?= $(CURDIR)/target/sst-fixtures
@@ -109,7 +109,7 @@ matrix-test: build matrix-java
 # The contributor's command, for every commit (about 10 minutes on 2 cores
 # from a fresh clone): every suite that needs no source build of RocksDB and
 # no large download. Checks (and, as root, installs) what it needs first.
-TEST_SUITES = header-check rust-test package-test c-test sst-test example-test cpp-test
+TEST_SUITES = header-check rust-test package-test c-test sst-test example-test cpp-test readme-test
 test: prereqs $(TEST_SUITES) go-test java-test
 
 # make test plus the slow suites: the version matrix, with RocksJava's jars
@@ -208,6 +208,17 @@ cpp-test: build
 	$(CXX) $(CPP_TEST_FLAGS) -Iinclude examples/cpp/test_hpp.cpp -o target/cpp-test/test_hpp \
 	  target/release/librocksfilter.a -lrocksdb $(NATIVE_STATIC_LIBS)
 	target/cpp-test/test_hpp
+
+# Every ```sh block of README.md, run as shown (scripts/readme-test.py): the
+# run command, the CLI examples on real files (an SST file RocksDB 7.8.3
+# wrote, from the fixtures), make install into a temporary HOME with the
+# pkg-config and CMake examples, the sizing examples; the test commands
+# themselves are skipped (listed with the reason in the log).
+readme-test: build $(SST_FIXTURES)/manifest.jsonl
+	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) scripts/readme-test.py
+
+$(SST_FIXTURES)/manifest.jsonl:
+	sst_fixtures/generate.sh $(SST_FIXTURES)
 
 # The library's crate package: LICENSE, exactly the files a Rust user needs
 # (Cargo.toml's include list), and it builds on its own. See
