@@ -2,11 +2,9 @@
 """Checks that every fenced code block in a README that follows a marker line
 `<!-- file: PATH -->` is exactly the file PATH (relative to the README's
 directory), so the examples the README shows are the ones the tests build.
-With --run, prints instead the shell blocks marked `<!-- run -->`, in order,
-for scripts/install-test.sh to run verbatim.
+(scripts/readme-test.py runs the README's shell blocks.)
 
     scripts/check-readme-examples.py README.md [MORE.md ...]
-    scripts/check-readme-examples.py --run README.md
 """
 import difflib
 import pathlib
@@ -14,26 +12,6 @@ import re
 import sys
 
 MARKER = re.compile(r"^<!-- file: (\S+) -->\s*$")
-RUN_MARKER = re.compile(r"^<!-- run -->\s*$")
-
-
-def run_blocks(readme: pathlib.Path) -> int:
-    lines = readme.read_text(encoding="utf-8").splitlines(keepends=True)
-    found = 0
-    for i, line in enumerate(lines):
-        if RUN_MARKER.match(line):
-            if i + 1 >= len(lines) or not lines[i + 1].startswith("```sh"):
-                print(f"{readme}:{i + 1}: <!-- run --> is not followed by a ```sh block", file=sys.stderr)
-                return 1
-            end = i + 2
-            while end < len(lines) and not lines[end].startswith("```"):
-                end += 1
-            sys.stdout.write("".join(lines[i + 2:end]))
-            found += 1
-    if found == 0:
-        print(f"{readme}: no <!-- run --> blocks", file=sys.stderr)
-        return 1
-    return 0
 
 
 def check(readme: pathlib.Path) -> int:
@@ -80,6 +58,4 @@ def check(readme: pathlib.Path) -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--run"]:
-        sys.exit(run_blocks(pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else "README.md")))
     sys.exit(1 if sum(check(pathlib.Path(a)) for a in sys.argv[1:] or ["README.md"]) else 0)

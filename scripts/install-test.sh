@@ -10,11 +10,11 @@
 #      rocksfilter::rocksfilter and rocksfilter::rocksfilter_static, run by
 #      ctest with no LD_LIBRARY_PATH; then again from a moved copy of the
 #      prefix (the package is relocatable); version requests are honoured;
-#   4. `make uninstall` leaves no file of ours behind;
-#   5. the README's shell blocks marked <!-- run --> work as shown.
+#   4. `make uninstall` leaves no file of ours behind.
+# The README's own install, pkg-config and CMake commands are run as shown by
+# scripts/readme-test.py (`make readme-test`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
@@ -107,29 +107,6 @@ make --no-print-directory uninstall PREFIX=$prefix DESTDIR="$dest" >"$tmp/uninst
 left=$(cd "$dest" && find . \( -type f -o -type l \) | sed 's|^\.||')
 [ -z "$left" ] && ok "uninstall removed every installed file" || bad "uninstall left: $left"
 [ ! -e "$root_of_install/lib/cmake/rocksfilter" ] && ok "uninstall removed lib/cmake/rocksfilter" || bad "lib/cmake/rocksfilter left behind"
-
-# 5. The README's install and build commands, verbatim, with HOME in the
-# temporary directory, from a directory where `make` reaches this Makefile
-# and `examples` is this repository's.
-run=$tmp/readme-run
-mkdir -p "$run" "$tmp/home"
-ln -s "$root/examples" "$run/examples"
-printf 'install uninstall:\n\t$(MAKE) --no-print-directory -C %s $@ PREFIX=$(PREFIX)\n' "$root" >"$run/Makefile"
-scripts/check-readme-examples.py --run README.md >"$run/readme.sh"
-# Keep cargo's and rustup's own directories while HOME points elsewhere.
-real_home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
-export CARGO_HOME=${CARGO_HOME:-$real_home/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$real_home/.rustup}
-if (cd "$run" && env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH -u PKG_CONFIG_SYSROOT_DIR HOME="$tmp/home" \
-      bash -euo pipefail readme.sh) >"$run.log" 2>&1; then
-  ok "README commands ($(grep -c . "$run/readme.sh") lines) run as shown"
-  [ -x "$run/example-static" ] && ! readelf -d "$run/example-static" | grep -q 'NEEDED.*librocksfilter' \
-    && ok "README static build is static" || bad "README static build: no static example-static"
-else
-  cat "$run.log"; bad "README commands failed (script: $run/readme.sh)"
-fi
-make --no-print-directory uninstall PREFIX="$tmp/home/.local" >/dev/null 2>&1
-left=$(find "$tmp/home/.local" \( -type f -o -type l \) 2>/dev/null)
-[ -z "$left" ] && ok "uninstall of the README's prefix left nothing" || bad "uninstall of \$HOME/.local left: $left"
 
 echo "install-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -31,6 +31,8 @@ cp -r "$tmp/gen" "$mod"
 rm -rf "$tmp/gen"
 chmod -R a-w "$mod"
 platform=$(ls "$mod/lib")
+cmp -s "$mod/LICENSE" "$root/LICENSE" || fail "the generated module has no LICENSE, or not the repository's"
+echo "the generated module carries LICENSE"
 
 # The only programs the Go commands may find.
 bin="$tmp/bin"
@@ -183,7 +185,7 @@ echo "== the module's own tests, from the read-only copy (-tags norocksdb)"
 
 echo "== go mod vendor; then build from vendor/ with the module moved away"
 run go mod vendor
-for f in include/rocksfilter.h "lib/$platform/librocksfilter.a"; do
+for f in include/rocksfilter.h "lib/$platform/librocksfilter.a" LICENSE; do
   [ -f "vendor/$modpath/$f" ] || fail "go mod vendor left out $f"
 done
 chmod -R u+w "$mod"

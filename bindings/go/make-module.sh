@@ -10,6 +10,7 @@
 # The module differs from this directory in one file: link_checkout.go
 # (which links ../../target/release) is replaced by link_bundled.go (which
 # links lib/<goos>_<goarch>/librocksfilter.a inside the module). Added:
+#   LICENSE                         (the repository's)
 #   include/rocksfilter.h           + include/doc.go
 #   lib/<goos>_<goarch>/librocksfilter.a + lib/<goos>_<goarch>/doc.go
 # The doc.go files make those directories Go packages, and link_bundled.go
@@ -30,6 +31,7 @@ modpath=$(sed -n 's/^module //p' "$src/go.mod")
 die() { echo "make-module.sh: $*" >&2; exit 1; }
 
 [ -f "$lib" ] || die "$lib is missing: run 'cargo build --release --locked' in $root (make go-module does)"
+[ -f "$root/LICENSE" ] || die "$root/LICENSE is missing (the module carries it)"
 [ "$header" -nt "$lib" ] && die "$lib is older than $header: rebuild it with 'cargo build --release --locked'"
 command -v strip >/dev/null || die "strip (binutils) is not on PATH"
 if [ -e "$dest" ] && [ -n "$(ls -A "$dest")" ]; then
@@ -60,7 +62,7 @@ dest=$(cd "$dest" && pwd)
     mkdir -p "$dest/$(dirname "$f")"
     cp -p "$src/$f" "$dest/$f"
   done
-[ -f "$root/LICENSE" ] && cp -p "$root/LICENSE" "$dest/LICENSE"
+cp -p "$root/LICENSE" "$dest/LICENSE"
 
 mkdir -p "$dest/include" "$dest/lib/$platform"
 cp "$header" "$dest/include/rocksfilter.h"

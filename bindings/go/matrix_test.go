@@ -1,7 +1,7 @@
 package rocksfilter_test
 
 // Files of the version matrix (sst_fixtures/matrix/), when
-// ROCKSFILTER_MATRIX names its output (make test sets it): the block-based
+// ROCKSFILTER_MATRIX names its output (make test-all sets it): the block-based
 // filter RocksDB 6.29 wrote, answered through this package exactly as
 // RocksDB 6.29 answered for the same keys and prefixes; and every full,
 // partitioned and block-based file RocksDB 6.29 wrote, answered by
@@ -47,7 +47,7 @@ func probes(t *testing.T, path string) (keys [][]byte, inFile, rejected []bool) 
 func matrixFile(t *testing.T, writer, name string) string {
 	dir := os.Getenv("ROCKSFILTER_MATRIX")
 	if dir == "" {
-		t.Skip("ROCKSFILTER_MATRIX not set (make test sets it)")
+		t.Skip("ROCKSFILTER_MATRIX not set (make test-all sets it)")
 	}
 	p := filepath.Join(dir, writer, name)
 	if _, err := os.Stat(p + ".sst"); err != nil {

@@ -65,7 +65,7 @@ mkdir -p "$dir/obj"
 echo "-std=c++20 $defines -I$R -I$R/include" > "$dir/cxxflags"
 exec 9>"$dir/.lock"
 flock 9
-# Another build.sh (e.g. make test's background one) may have finished while
+# Another build.sh (e.g. make test-all's background one) may have finished while
 # this one waited for the lock.
 if [ -f "$dir/BUILT" ] && [ -f "$dir/librocksdb.a" ]; then
   echo "rocksdb11 build: built by another run, at $dir" >&2

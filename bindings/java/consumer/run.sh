@@ -2,7 +2,7 @@
 # Installs the rocksfilter jar into the local Maven repository, builds this consumer application
 # against it and runs it the ways bindings/java/README.md documents: no -D flag, no
 # LD_LIBRARY_PATH, no restricted-method warning. Also checks the JDK 17 messages (run time and
-# build time) and the jar's contents.
+# build time) and the jar's contents (the native library, the classes, META-INF/LICENSE).
 # Usage: bindings/java/consumer/run.sh [--no-install]   (--no-install: the jar is already installed)
 set -euo pipefail
 
@@ -48,15 +48,17 @@ listing="$(jar tf "$jar")"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/jar"
-(cd "$tmp/jar" && jar xf "$jar" META-INF/MANIFEST.MF native/linux-x86_64/librocksfilter.so)
+(cd "$tmp/jar" && jar xf "$jar" META-INF/MANIFEST.MF META-INF/LICENSE native/linux-x86_64/librocksfilter.so)
 manifest="$(tr -d '\r' <"$tmp/jar/META-INF/MANIFEST.MF")"
-for entry in native/linux-x86_64/librocksfilter.so META-INF/versions/22/module-info.class \
+for entry in native/linux-x86_64/librocksfilter.so META-INF/LICENSE META-INF/versions/22/module-info.class \
              META-INF/versions/22/io/github/rocksfilter/Native.class io/github/rocksfilter/JdkCheck.class; do
   check "jar holds $entry" "$listing" has "$listing" "$entry"
 done
 for line in "Multi-Release: true" "Enable-Native-Access: ALL-UNNAMED" "Main-Class: io.github.rocksfilter.RocksFilter"; do
   check "manifest: $line" "$manifest" line_in "$manifest" "$line"
 done
+check "META-INF/LICENSE is the repository's LICENSE" "differs from $root/LICENSE" \
+  cmp -s "$tmp/jar/META-INF/LICENSE" "$root/LICENSE"
 bundled="$tmp/jar/native/linux-x86_64/librocksfilter.so"
 echo "run.sh: bundled librocksfilter.so: $(stat -c %s "$bundled") bytes (cargo's: $(stat -c %s "$root/target/release/librocksfilter.so"))"
 sections="$(readelf -S -W "$bundled")"

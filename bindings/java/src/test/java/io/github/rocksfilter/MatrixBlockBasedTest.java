@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Files of the version matrix ({@code sst_fixtures/matrix/}), when {@code ROCKSFILTER_MATRIX} names its
- * output ({@code make test} sets it): block-based filters RocksDB 6.29 wrote, answered through this
+ * output ({@code make test-all} sets it): block-based filters RocksDB 6.29 wrote, answered through this
  * binding exactly as RocksDB 6.29 answered for the same keys and prefixes; and every full,
  * partitioned and block-based file RocksDB 6.29 wrote, answered by {@link Sst#mayMatchBatch} exactly
  * as by {@link Sst#mayMatch} on every probe.
@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MatrixBlockBasedTest {
     private static Path file(String name) {
         String dir = System.getenv("ROCKSFILTER_MATRIX");
-        assumeTrue(dir != null && !dir.isEmpty(), "ROCKSFILTER_MATRIX not set (make test sets it)");
+        assumeTrue(dir != null && !dir.isEmpty(), "ROCKSFILTER_MATRIX not set (make test-all sets it)");
         return Path.of(dir, "rocksjava-6.29.5", name);
     }
 
