@@ -40,40 +40,16 @@
 #include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
 #include "rocksfilter.h"
+#include "harness_util.h"
 
 namespace {
 
-double NowNs() {
-  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-bool Has(const std::string& list, const std::string& item) {
-  return ("," + list + ",").find("," + item + ",") != std::string::npos;
-}
-
-std::string Key(uint64_t i) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "k%019" PRIu64, i);
-  return std::string(buf, 20);
-}
-
-uint64_t SplitMix(uint64_t* s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-void Die(const char* what, const rocksdb::Status& s) {
-  fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
-  exit(1);
-}
+using bench::Die;
+using bench::Has;
+using bench::Key;
+using bench::Median;
+using bench::NowNs;
+using bench::SplitMix;
 
 // Counts the reads RocksDB's table reader makes of the files it opens.
 std::atomic<uint64_t> g_reads{0}, g_bytes{0};
