@@ -452,7 +452,8 @@ typedef struct rocksfilter_sst_open_stats {
  */
 typedef struct rocksfilter_sst_properties {
   /**
-   * The footer's format_version (2 to 8).
+   * The footer's format_version (0 to 8; 0 is the legacy magic number, which
+   * RocksDB 5.x to 10.x read and wrote on request).
    */
   uint32_t format_version;
   /**

@@ -84,6 +84,21 @@ fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
         add("original (rewritten, unchanged)", b, &b.crafted);
     }
 
+    // --- the oldest footers: format_version 0 (LevelDB's 48-byte footer
+    // with the legacy magic) and 1, which RocksDB 7.x-10.x still read, over
+    // the same blocks (uncompressed, crc32c, so nothing else differs)
+    for b in [full, legacy, part, prefix_only, prefix_only_part] {
+        for (fv, class) in [
+            (0, "footer rewritten as format_version 0 (legacy magic)"),
+            (1, "footer rewritten as format_version 1"),
+        ] {
+            let mut c = b.crafted.clone();
+            assert_eq!(c.checksum_type, 1, "{}: the legacy footer implies crc32c", b.name);
+            c.format_version = fv;
+            add(class, b, &c);
+        }
+    }
+
     // --- metaindex names
     for b in [full, part] {
         let (name, _) = b.crafted.filter_entry().unwrap();

@@ -52,7 +52,7 @@ func (t SSTFilterType) String() string {
 // (rocksfilter_sst_properties). Numbers are 0 and strings empty when
 // absent.
 type SSTProperties struct {
-	FormatVersion int // footer format_version (2 to 7)
+	FormatVersion int // footer format_version (0 to 8; 0 is the legacy magic number)
 	// ChecksumType is the block checksum type: 0 none, 1 crc32c,
 	// 2 xxhash32, 3 xxhash64, 4 xxh3.
 	ChecksumType      int

@@ -56,7 +56,8 @@ pub struct rocksfilter_sst {
 /// NULL when absent. Numbers are 0 when absent.
 #[repr(C)]
 pub struct rocksfilter_sst_properties {
-    /// The footer's format_version (2 to 8).
+    /// The footer's format_version (0 to 8; 0 is the legacy magic number, which
+    /// RocksDB 5.x to 10.x read and wrote on request).
     pub format_version: u32,
     /// Block checksum type: 0 none, 1 crc32c, 2 xxhash32, 3 xxhash64, 4 xxh3.
     pub checksum_type: u32,

@@ -188,7 +188,7 @@ impl<'a> BlockBased<'a> {
         let data = if compression == 0 {
             block.data()
         } else {
-            owned = match decompress(compression, block.data(), what, handle.offset) {
+            owned = match decompress(compression, block.data(), what, handle.offset, footer.format_version) {
                 Ok(o) => o,
                 Err(why) => return Ok(Err(why)),
             };

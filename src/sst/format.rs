@@ -9,8 +9,17 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// `kBlockBasedTableMagicNumber`.
 pub const BLOCK_BASED_MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
-/// format_version < 2 block-based tables; RocksDB 11 refuses them too.
+/// `kLegacyBlockBasedTableMagicNumber`: LevelDB's table magic, which
+/// RocksDB writes at format_version 0 (a 48-byte footer, below). RocksDB up
+/// to 10.x reads it (`Footer::DecodeFrom` in RocksDB 7.8.3's
+/// `table/format.cc` up-converts it to format_version 0, checksum crc32c);
+/// RocksDB 11 refuses it. Pebble's `TableFormatLevelDB` and LevelDB's own
+/// tables end in it too.
 const LEGACY_BLOCK_BASED_MAGIC: u64 = 0xdb47_7524_8b80_fb57;
+/// Pebble's own table formats (`TableFormatPebblev1` and later) end in the
+/// bytes f0 9f aa b3 f0 9f aa b3 (Pebble's `sstable/format.go`,
+/// `pebbleDBMagic`), read here as a little-endian u64.
+const PEBBLE_MAGIC: u64 = u64::from_le_bytes([0xf0, 0x9f, 0xaa, 0xb3, 0xf0, 0x9f, 0xaa, 0xb3]);
 const PLAIN_MAGIC: u64 = 0x8242_2296_63bf_9564;
 const LEGACY_PLAIN_MAGIC: u64 = 0x4f34_18eb_7a8f_13b8;
 const CUCKOO_MAGIC: u64 = 0x9267_89d0_c5f1_7873;
@@ -20,6 +29,10 @@ const CUCKOO_MAGIC: u64 = 0x9267_89d0_c5f1_7873;
 pub const BLOCK_TRAILER_LEN: usize = 5;
 /// checksum type (1) + 40 bytes of handles or extended fields + format_version (4) + magic (8).
 pub const FOOTER_LEN: usize = 53;
+/// format_version 0 (`kVersion0EncodedLength`): two block handles padded to
+/// 40 bytes, then the legacy magic; no checksum type (always crc32c) and no
+/// version field.
+pub(crate) const LEGACY_FOOTER_LEN: usize = 48;
 /// format_version >= 6: the second footer part starts with these bytes,
 /// which read as impossible (zero-size) handles to older readers.
 const EXTENDED_MAGIC: [u8; 4] = [0x3e, 0x00, 0x7a, 0x00];
@@ -147,10 +160,11 @@ pub fn context_modifier(base_context_checksum: u32, offset: u64) -> u32 {
     base_context_checksum ^ (offset as u32).wrapping_add((offset >> 32) as u32)
 }
 
-/// Oldest and newest footer versions RocksDB reads
-/// (`kMinSupportedBbtFormatVersionForRead`, `kLatestBbtFormatVersion` in
-/// RocksDB 11.12's `table/format.h`; 0 and 1 are the legacy magic number).
-pub const MIN_FORMAT_VERSION: u32 = 2;
+/// Oldest and newest footer versions some RocksDB reads: RocksDB 7.x to
+/// 10.x read 0 (the legacy magic) and 1 (the new magic, version field 1);
+/// RocksDB 11.12 reads 2 (`kMinSupportedBbtFormatVersionForRead`) to 8
+/// (`kLatestBbtFormatVersion`, `table/format.h`). The library reads the union.
+pub const MIN_FORMAT_VERSION: u32 = 0;
 /// See [`MIN_FORMAT_VERSION`].
 pub const LATEST_FORMAT_VERSION: u32 = 8;
 
@@ -186,32 +200,46 @@ impl Footer {
     /// [`FOOTER_LEN`] bytes (or all of it when shorter), as
     /// `Footer::DecodeFrom`.
     pub fn decode(tail: &[u8], len: u64, verify: bool) -> Result<Footer> {
-        if tail.len() < FOOTER_LEN {
+        if tail.len() < LEGACY_FOOTER_LEN {
             return Err(Error::corruption(format!(
-                "file is {len} bytes, too short for an SST footer ({FOOTER_LEN} bytes)"
+                "file is {len} bytes, too short for an SST footer ({LEGACY_FOOTER_LEN} to {FOOTER_LEN} bytes)"
             )));
         }
-        let f = &tail[tail.len() - FOOTER_LEN..];
-        let magic = fixed64(f, FOOTER_LEN - 8);
+        let magic = fixed64(tail, tail.len() - 8);
         match magic {
             BLOCK_BASED_MAGIC => {}
-            LEGACY_BLOCK_BASED_MAGIC => {
+            LEGACY_BLOCK_BASED_MAGIC => return Self::decode_legacy(&tail[tail.len() - LEGACY_FOOTER_LEN..], len),
+            PLAIN_MAGIC | LEGACY_PLAIN_MAGIC => {
                 return Err(Error::not_supported(
-                    "block-based table with the legacy magic number (format_version 0 or 1, RocksDB < 4.6); \
-                     only format_version >= 2 is supported",
+                    "this is a RocksDB PlainTable file (PlainTableFactory), not a block-based table: it has no filter blocks this library reads",
                 ))
             }
-            PLAIN_MAGIC | LEGACY_PLAIN_MAGIC => {
-                return Err(Error::not_supported("PlainTable SST files have no filter blocks this library reads"))
+            CUCKOO_MAGIC => {
+                return Err(Error::not_supported(
+                    "this is a RocksDB CuckooTable file (CuckooTableFactory), not a block-based table: it has no filter blocks this library reads",
+                ))
             }
-            CUCKOO_MAGIC => return Err(Error::not_supported("CuckooTable SST files are not supported")),
+            PEBBLE_MAGIC => {
+                let v = if tail.len() >= 12 { fixed32(tail, tail.len() - 12) } else { 0 };
+                return Err(Error::not_supported(format!(
+                    "this is a Pebble table in Pebble's own format (magic f09faab3f09faab3, footer version {v}: TableFormatPebblev{v}), \
+                     not a RocksDB block-based table; Pebble's RocksDB-compatible formats (TableFormatLevelDB, TableFormatRocksDBv2) are read"
+                )));
+            }
             other => {
                 return Err(Error::corruption(format!(
-                    "bad magic number at offset {}: expected {BLOCK_BASED_MAGIC:#018x} (block-based table), found {other:#018x}",
+                    "bad magic number at offset {}: expected {BLOCK_BASED_MAGIC:#018x} (block-based table), found {other:#018x} \
+                     (not an SST file of the RocksDB family, or a truncated one)",
                     len - 8
                 )))
             }
         }
+        if tail.len() < FOOTER_LEN {
+            return Err(Error::corruption(format!(
+                "file is {len} bytes, too short for a format_version >= 1 SST footer ({FOOTER_LEN} bytes)"
+            )));
+        }
+        let f = &tail[tail.len() - FOOTER_LEN..];
         let offset = len - FOOTER_LEN as u64;
         let format_version = fixed32(f, FOOTER_LEN - 12);
         if !(MIN_FORMAT_VERSION..=LATEST_FORMAT_VERSION).contains(&format_version) {
@@ -291,6 +319,28 @@ impl Footer {
             }
             Ok(Footer { format_version, checksum, metaindex, index: Some(index), base_context_checksum: 0, offset })
         }
+    }
+
+    /// The format_version 0 footer (`f`: its 48 bytes), as RocksDB 7.8.3's
+    /// `Footer::DecodeFrom` reads it: metaindex and index handles, padding
+    /// that is not checked, the legacy magic; checksum crc32c.
+    fn decode_legacy(f: &[u8], len: u64) -> Result<Footer> {
+        let offset = len - LEGACY_FOOTER_LEN as u64;
+        let bad = || Error::corruption(format!("footer at offset {offset}: malformed block handle"));
+        let mut pos = 0;
+        let metaindex = BlockHandle::decode(f, &mut pos).ok_or_else(bad)?;
+        let index = BlockHandle::decode(f, &mut pos).ok_or_else(bad)?;
+        if pos > LEGACY_FOOTER_LEN - 8 {
+            return Err(bad());
+        }
+        Ok(Footer {
+            format_version: 0,
+            checksum: ChecksumType::Crc32c,
+            metaindex,
+            index: Some(index),
+            base_context_checksum: 0,
+            offset,
+        })
     }
 }
 

@@ -36,7 +36,7 @@ pub use compression::{MAX_DECOMPRESSED, MAX_RATIO};
 use fetch::{Fetcher, Origin};
 pub use fetch::SUFFIX_READ;
 pub use format::{ChecksumType, BLOCK_BASED_MAGIC};
-use format::{Footer, FOOTER_LEN};
+use format::{Footer, FOOTER_LEN, LEGACY_FOOTER_LEN};
 use metaindex::{FilterPick, MetaIndex};
 pub use partitioned::Partitions;
 pub use properties::{Properties, RAW_PROPERTIES_BUDGET};
@@ -294,7 +294,7 @@ impl Sst<'static> {
             return Sst::build(Origin::Read(&file), options).map_err(named);
         }
         let len = file.metadata().map_err(io)?.len();
-        if len < FOOTER_LEN as u64 {
+        if len < LEGACY_FOOTER_LEN as u64 {
             return Err(named(too_short(len)));
         }
         // SAFETY: the mapping is read-only; the caller chose mmap, whose
@@ -322,7 +322,9 @@ impl Sst<'static> {
 }
 
 fn too_short(len: u64) -> Error {
-    Error::corruption(format!("file is {len} bytes, too short for an SST footer ({FOOTER_LEN} bytes)"))
+    Error::corruption(format!(
+        "file is {len} bytes, too short for an SST footer ({LEGACY_FOOTER_LEN} to {FOOTER_LEN} bytes)"
+    ))
 }
 
 /// Lifts an I/O error (the source failed: the open fails) out of a result
@@ -362,9 +364,18 @@ fn open_filter<'a>(
     Ok(match pick {
         FilterPick::None => SstFilter::None,
         FilterPick::Ambiguous(why) => unusable(why),
-        FilterPick::Custom(name) => SstFilter::Unsupported(format!(
-            "filter block {name:?} was written by a custom filter policy, not RocksDB's built-in filters"
-        )),
+        FilterPick::Custom(name) => {
+            // Policies of RocksDB's forks that are known by name (their
+            // blocks are not RocksDB's formats; RocksDB itself uses no
+            // filter for such a file either).
+            let whose = match name.split_once('.').map(|(_, policy)| policy) {
+                Some("speedb_paired_bloom_filter") => " (Speedb's paired Bloom filter, speedb.PairedBloomFilter)",
+                _ => "",
+            };
+            SstFilter::Unsupported(format!(
+                "filter block {name:?} was written by a custom filter policy{whose}, not RocksDB's built-in filters; every key may match"
+            ))
+        }
         FilterPick::BlockBased(h) => match BlockBased::read(fetch, footer, h, properties, cmp)? {
             Ok(b) => SstFilter::BlockBased(b),
             Err(why) => unusable(format!("block-based filter: {why}")),
@@ -400,10 +411,10 @@ impl<'a> Sst<'a> {
     fn build(origin: Origin<'a, '_>, options: SstOptions) -> Result<Sst<'a>> {
         let mut fetch = Fetcher::new(origin, options.verify_checksums)?;
         let len = fetch.len();
-        if len < FOOTER_LEN as u64 {
+        if len < LEGACY_FOOTER_LEN as u64 {
             return Err(too_short(len));
         }
-        let footer = Footer::decode(fetch.tail(FOOTER_LEN as u64)?, len, options.verify_checksums)?;
+        let footer = Footer::decode(fetch.tail(len.min(FOOTER_LEN as u64))?, len, options.verify_checksums)?;
         // A metaindex RocksDB cannot read makes it refuse the table too.
         let meta = fetch.block(&footer, footer.metaindex, "metaindex")?;
         let meta = MetaIndex::parse(meta.data(), footer.metaindex.offset, footer.format_version)?;
@@ -456,7 +467,7 @@ impl<'a> Sst<'a> {
         self.file_size
     }
 
-    /// The footer's format_version (2 to 8).
+    /// The footer's format_version (0 to 8; 0 is the legacy magic number).
     pub fn format_version(&self) -> u32 {
         self.footer.format_version
     }

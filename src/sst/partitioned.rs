@@ -231,7 +231,7 @@ impl<'a> Partitions<'a> {
         let index = if compression == 0 {
             block.data()
         } else {
-            owned = match compression::decompress(compression, block.data(), what, handle.offset) {
+            owned = match compression::decompress(compression, block.data(), what, handle.offset, footer.format_version) {
                 Ok(o) => o,
                 Err(why) => return Ok(Err(why)),
             };

@@ -18,6 +18,8 @@
 #![allow(dead_code)]
 
 pub const MAGIC: u64 = 0x88e2_41b7_85f4_cff7;
+/// `kLegacyBlockBasedTableMagicNumber`: the format_version 0 footer's.
+pub const LEGACY_MAGIC: u64 = 0xdb47_7524_8b80_fb57;
 const EXTENDED_MAGIC: [u8; 4] = [0x3e, 0x00, 0x7a, 0x00];
 
 pub fn varint(out: &mut Vec<u8>, mut v: u64) {
@@ -378,6 +380,14 @@ impl Crafted {
             f.resize(41, 0);
             f.extend_from_slice(&c.format_version.to_le_bytes());
             f.extend_from_slice(&MAGIC.to_le_bytes());
+        } else if c.format_version == 0 {
+            // LevelDB's footer (`kVersion0EncodedLength`): the handles padded
+            // to 40 bytes, the legacy magic; crc32c implied.
+            f.clear();
+            f.extend_from_slice(&mh.encode());
+            f.extend_from_slice(&c.index.expect("index handle").encode());
+            f.resize(40, 0);
+            f.extend_from_slice(&LEGACY_MAGIC.to_le_bytes());
         } else {
             f = legacy_footer(c.checksum_type, mh, c.index.expect("index handle"), c.format_version);
         }

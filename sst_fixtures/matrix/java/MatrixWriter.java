@@ -155,7 +155,9 @@ public class MatrixWriter {
     }
     RocksDB.loadLibrary();
     detectVersion(args.length > 1 ? args[1] : null);
-    writerName = "rocksjava-" + jarVersion;
+    // The family matrix (../../family/java/run.sh) runs this writer against
+    // RocksDB's forks, which ship RocksJava's API: it names them.
+    writerName = System.getProperty("matrix.writer", "rocksjava-" + jarVersion);
     dir = Paths.get(args[0]).toAbsolutePath().resolve(writerName);
     deleteTree(dir);
     Files.createDirectories(dir);
@@ -184,6 +186,13 @@ public class MatrixWriter {
       if (supportedFv.isEmpty()) throw new IllegalStateException("no format_version in 2..7 was accepted");
       logln("format_versions accepted: " + supportedFv);
       for (Case c : cases()) runCase(c);
+      // One refusal stands for all of a format_version this version no longer writes.
+      Set<Integer> legacyRefused = new TreeSet<>();
+      for (Case c : legacyCases()) {
+        if (legacyRefused.contains(c.fv)) continue;
+        if (!runCase(c) && c.name.equals("fv" + c.fv + "_full_bloom10_crc32c")) legacyRefused.add(c.fv);
+      }
+      if ("speedb".equals(System.getProperty("matrix.cases"))) for (Case c : speedbCases()) runCase(c);
     } catch (Throwable t) {
       StringWriter sw = new StringWriter();
       t.printStackTrace(new PrintWriter(sw));
@@ -221,6 +230,9 @@ public class MatrixWriter {
     } catch (NoSuchMethodException e) {
       // 5.18 has no rocksdbVersion(): the jar name is all we have
     }
+    // A fork's jar carries its own version (ForSt 0.1.8, Speedb 2.8.0): the
+    // RocksDB it is built on is the native one.
+    if (System.getProperty("matrix.writer") != null && fromNative != null) fromJar = null;
     if (fromJar == null && fromNative == null)
       throw new IllegalStateException("cannot tell the RocksDB version: no RocksDB.rocksdbVersion() and no rocksdbjni-V.jar on the class path or as argument");
     if (fromJar != null && fromNative != null && !(fromJar + ".").startsWith(fromNative + "."))
@@ -234,6 +246,7 @@ public class MatrixWriter {
     List<String> t = new ArrayList<>();
     if (!c.policy.equals("none")) {
       if (c.policy.equals("ribbon")) t.add("filter_policy=ribbonfilter:10");
+      else if (c.policy.equals("speedb_paired_bloom")) t.add("filter_policy=speedb.PairedBloomFilter:10");
       else t.add("filter_policy=bloomfilter:10:" + c.blockBased);
     }
     if (c.fv != null) t.add("format_version=" + c.fv);
@@ -303,6 +316,39 @@ public class MatrixWriter {
   static List<Case> sweepCases() {
     List<Case> cs = new ArrayList<>();
     for (int fv = 2; fv <= 7; fv++) cs.add(new Case("fv" + fv + "_full_bloom10_crc32c", fv));
+    return cs;
+  }
+
+  // Speedb's own filter policy (speedb.PairedBloomFilter), full and
+  // partitioned, beside the built-in ones the other cases write.
+  static List<Case> speedbCases() {
+    List<Case> cs = new ArrayList<>();
+    cs.add(new Case("fv5_full_speedb_paired10", 5).pol("speedb_paired_bloom"));
+    cs.add(new Case("fv5_partitioned_speedb_paired10", 5).pol("speedb_paired_bloom").part());
+    cs.add(new Case("fv5_full_speedb_paired10_fixed4_wkf0", 5).pol("speedb_paired_bloom").pre("fixed", false));
+    return cs;
+  }
+
+  // format_version 0 (the legacy magic, LevelDB's footer) and 1, which
+  // RocksDB wrote before 4.6 and RocksDB up to 10.x still reads; the versions
+  // that still write them (see NOTES.md) get a few filter kinds in them.
+  static List<Case> legacyCases() {
+    List<Case> cs = new ArrayList<>();
+    for (int fv = 0; fv <= 1; fv++) {
+      cs.add(new Case("fv" + fv + "_full_bloom10_crc32c", fv));
+      cs.add(new Case("fv" + fv + "_full_bloom10_snappy", fv).comp("kSnappyCompression"));
+      cs.add(new Case("fv" + fv + "_bb_bloom10", fv).bb());
+      cs.add(new Case("fv" + fv + "_bb_bloom10_fixed4_wkf0", fv).bb().pre("fixed", false));
+      cs.add(new Case("fv" + fv + "_partitioned_bloom10", fv).part());
+      // compressed index blocks, which these two versions compress in
+      // compression format 1 (the reader decompresses them)
+      for (String comp : new String[] {"kSnappyCompression", "kZlibCompression", "kLZ4Compression"}) {
+        String n = comp.equals("kSnappyCompression") ? "snappy" : comp.equals("kZlibCompression") ? "zlib" : "lz4";
+        cs.add(new Case("fv" + fv + "_bb_bloom10_" + n, fv).bb().comp(comp));
+        cs.add(new Case("fv" + fv + "_partitioned_bloom10_" + n, fv).part().comp(comp));
+      }
+    }
+    cs.add(new Case("fv1_full_bloom10_xxhash", 1).ck("kxxHash"));
     return cs;
   }
 
@@ -433,7 +479,8 @@ public class MatrixWriter {
       String caseName = c.name;
       if (c.blockBased && !info.filter.equals("block_based")) {
         // keep it, under a name that says what it is
-        caseName = c.name.replaceFirst("^bb_", "bbreq_" + info.filter + "_fv" + info.formatVersion + "_");
+        caseName = c.name.startsWith("bb_") ? c.name.replaceFirst("^bb_", "bbreq_" + info.filter + "_fv" + info.formatVersion + "_")
+                                            : c.name.replaceFirst("_bb_", "_bbreq_" + info.filter + "_");
         Path renamed = dir.resolve(caseName + ".sst");
         Files.move(sst, renamed);
         sst = renamed;
@@ -593,12 +640,17 @@ public class MatrixWriter {
       int n = f.length, fo = n - 53;
       if (n < 53) throw new IOException("file too short");
       long magic = le64(f, n - 8);
-      if (magic != 0x88e241b785f4cff7L) throw new IOException("not a block-based table (magic " + Long.toHexString(magic) + ")");
-      s.formatVersion = (int) le32(f, n - 12);
-      int ck = f[fo] & 0xff;
+      boolean legacy = magic == 0xdb4775248b80fb57L; // format_version 0: 48-byte footer, crc32c
+      if (magic != 0x88e241b785f4cff7L && !legacy) throw new IOException("not a block-based table (magic " + Long.toHexString(magic) + ")");
+      s.formatVersion = legacy ? 0 : (int) le32(f, n - 12);
+      int ck = legacy ? 1 : f[fo] & 0xff;
       s.checksum = ck < CK_BY_BYTE.length ? CK_BY_BYTE[ck] : ("unknown" + ck);
       long[] meta = new long[2];
-      if (s.formatVersion >= 6) {
+      if (legacy) {
+        int[] pos = {n - 48};
+        meta[0] = varint(f, pos);
+        meta[1] = varint(f, pos);
+      } else if (s.formatVersion >= 6) {
         // footer v6+: checksum type, 4-byte extended magic, footer checksum,
         // base context checksum, metaindex size; metaindex sits right before the footer
         long size = le32(f, fo + 13);
@@ -639,7 +691,10 @@ public class MatrixWriter {
         }
       }
       if (!s.filter.equals("block_based") && !s.filter.equals("none"))
-        s.policy = s.filterImpl.equals("ribbon") ? "ribbon" : "bloom";
+        s.policy = s.filterImpl.equals("ribbon") ? "ribbon"
+                 : !s.filterImpl.startsWith("marker") ? "bloom"
+                 : "unknown";
+      if (s.filterPolicyProp != null && s.filterPolicyProp.toLowerCase(Locale.ROOT).contains("paired")) s.policy = "speedb_paired_bloom";
       return s;
     }
 
@@ -649,6 +704,7 @@ public class MatrixWriter {
       int m = f[(int) (off + size - 5)];
       if (m == -1) return "fast_local_bloom";
       if (m == -2) return "ribbon";
+      if (m < 0) return "marker" + m; // a filter format RocksDB does not define (e.g. Speedb's)
       return "legacy_bloom";
     }
 

@@ -12,6 +12,7 @@ FIELDS = ["file", "keys", "probes", "prefix_probes", "writer", "rocksdb_version"
           "whole_key_filtering", "optimize_filters_for_memory", "index_type", "timestamp_size",
           "num_keys", "options"]
 CK = ["none", "crc32c", "xxhash", "xxhash64", "xxh3"]
+LEGACY_MAGIC = 0xDB4775248B80FB57
 MAGIC = 0x88e241b785f4cff7
 errors = []
 
@@ -42,6 +43,8 @@ def check_writer(d):
         fv = struct.unpack_from("<I", raw, len(raw) - 12)[0]
         magic = struct.unpack_from("<Q", raw, len(raw) - 8)[0]
         ck = raw[len(raw) - 53]
+        if magic == LEGACY_MAGIC:  # format_version 0: 48-byte footer, crc32c, no version field
+            fv, ck, magic = 0, 1, MAGIC
         if magic != MAGIC or fv != m["format_version"] or CK[ck] != m["checksum"]:
             err(w, c, f"footer fv={fv} checksum={ck} magic={magic:x} vs manifest")
         n_full = raw.count(b"fullfilter.rocksdb.")
