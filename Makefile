@@ -34,7 +34,7 @@ INSTALLED_FILES = $(BINDIR)/rocksfilter \
   $(CMAKEDIR)/rocksfilterTargets.cmake
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module package-test
-.PHONY: header build test test-all readme-test prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background demo clean
+.PHONY: header build test test-all readme-test prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background family-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
 SST_FIXTURES ?= $(CURDIR)/target/sst-fixtures
@@ -116,7 +116,17 @@ matrix-java:
 
 matrix-test: build matrix-java
 	sst_fixtures/matrix/cpp/run.sh $(MATRIX)
-	ROCKSFILTER_MATRIX=$(MATRIX) $(TEST_CARGO) test --release --locked --test matrix -- --ignored --nocapture
+	ROCKSFILTER_MATRIX=$(MATRIX) $(TEST_CARGO) test --release --locked --test matrix every_matrix_file -- --ignored --nocapture
+
+# The family matrix (sst_fixtures/family/README.md): RocksDB's forks FRocksDB
+# 6.20.3 and 8.10.0, ForSt 0.1.8 and Speedb 2.8.0 (Maven Central jars, about
+# 170 MB, downloaded once) write and judge their own files; RocksDB 7.8.3
+# judges every file again, key by key; the library must agree with both.
+FAMILY ?= $(CURDIR)/target/family
+family-test: build
+	sst_fixtures/family/java/run.sh $(FAMILY)
+	sst_fixtures/family/judge.py $(FAMILY)
+	ROCKSFILTER_FAMILY=$(FAMILY) $(TEST_CARGO) test --release --locked --test matrix every_family_file -- --ignored --nocapture
 
 # The contributor's command, for every commit (about 10 minutes on 2 cores
 # from a fresh clone): every suite that needs no source build of RocksDB and
@@ -129,7 +139,7 @@ test: prereqs $(TEST_SUITES) go-test java-test
 # 20 minutes the first time, in the background while the other suites run).
 # matrix-java runs before the Go and Java suites, which then also check its
 # block-based files. .ci/run runs this.
-test-all: prereqs rocksdb11-background $(TEST_SUITES) matrix-java go-test java-test matrix-test
+test-all: prereqs rocksdb11-background $(TEST_SUITES) matrix-java go-test java-test matrix-test family-test
 
 prereqs:
 	scripts/prereqs.sh --go --java

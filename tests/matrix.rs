@@ -40,6 +40,34 @@ fn lines(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// One judge's decisions on a writer's absent keys, against ours.
+#[derive(Default)]
+struct Verdicts {
+    files: usize,
+    absent: usize,
+    rejected: usize,
+    agree: usize,
+    /// Written keys this judge did not find (its own false absents).
+    missed: usize,
+    /// ... and of those, how many this library answers "may match".
+    missed_ours_may_match: usize,
+    /// Absent keys of block-based filters, which RocksDB >= 7.0 does not
+    /// read, that this library's reading of the filter rejects.
+    bb_unread: usize,
+}
+
+impl Verdicts {
+    fn add(&mut self, o: &Verdicts) {
+        self.files += o.files;
+        self.absent += o.absent;
+        self.rejected += o.rejected;
+        self.agree += o.agree;
+        self.missed += o.missed;
+        self.missed_ours_may_match += o.missed_ours_may_match;
+        self.bb_unread += o.bb_unread;
+    }
+}
+
 #[derive(Default)]
 struct Tally {
     files: usize,
@@ -61,6 +89,16 @@ struct Tally {
     callback_reads: u64,
     callback_max: u64,
     cases: BTreeMap<String, usize>,
+    /// The family matrix: RocksDB 7.8.3's verdict on another writer's files
+    /// (`rocksdb78_probes`), and the writer's own filter where the writer is
+    /// not RocksDB (`writer_filter_probes`).
+    r78: Verdicts,
+    own: Verdicts,
+    /// Files RocksDB 7.8.3 refused to ingest.
+    r78_refused: usize,
+    /// Absent keys a filter policy this library does not read (Speedb's)
+    /// rejected and this library answered "may match".
+    unknown_policy: usize,
     format_versions: std::collections::BTreeSet<u32>,
     filters: std::collections::BTreeSet<String>,
     checksums: std::collections::BTreeSet<String>,
@@ -80,6 +118,73 @@ const ALL_WRITERS: [&str; 9] = [
     "rocksjava-8.11.4",
     "rocksjava-9.11.2",
 ];
+
+/// The writers a complete family run has (sst_fixtures/family/README.md).
+const FAMILY_WRITERS: [&str; 4] = ["forst-0.1.8", "frocksdb-6.20.3", "frocksdb-8.10.0", "speedb-2.8.0"];
+
+/// Where each family writer comes from, for the README's table.
+fn family_source(writer: &str) -> &'static str {
+    match writer.split('-').next().unwrap_or("") {
+        "frocksdb" => "FRocksDB `com.ververica:frocksdbjni` (Flink's RocksDB)",
+        "forst" => "ForSt `com.ververica:forstjni` (Flink's ForSt backend)",
+        "speedb" => "Speedb `io.github.speedb-io:speedbjni`",
+        "pebble" => "Pebble `github.com/cockroachdb/pebble` (Go module proxy)",
+        _ => "?",
+    }
+}
+
+/// The README's family table, from this run.
+fn family_table(tallies: &BTreeMap<String, Tally>) -> String {
+    let mut o = String::new();
+    o.push_str("| writer | from | RocksDB inside | files | format_version | filters | checksums | keys (all may match) | absent keys: the writer's own filter rejected / same answer | absent keys: RocksDB 7.8.3's filter rejected / same answer | notes |\n");
+    o.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (w, t) in tallies {
+        // The forks judged their own files (`probes`); Pebble's filter is
+        // asked by its writer (`writer_filter_probes`).
+        let (own_rej, own_agree, own_abs) = if t.own.files > 0 {
+            (t.own.rejected, t.own.agree, t.own.absent)
+        } else {
+            (t.rocksdb_rejected, t.agree, t.probes_absent)
+        };
+        let mut notes = Vec::new();
+        if t.unknown_policy > 0 {
+            notes.push(format!("{} absent keys rejected by Speedb's paired Bloom filter may match here (a policy RocksDB does not read either)", t.unknown_policy));
+        }
+        if t.r78_refused > 0 {
+            notes.push(format!("{} files refused by RocksDB 7.8.3", t.r78_refused));
+        }
+        if t.r78.missed > 0 {
+            notes.push(format!(
+                "{} written keys RocksDB 7.8.3 does not find (Split filters), {} of them may match here",
+                t.r78.missed, t.r78.missed_ours_may_match
+            ));
+        }
+        if t.custom_asked_all > 0 {
+            notes.push(format!("{} may match under a custom comparator", t.custom_asked_all));
+        }
+        if t.r78.bb_unread > 0 {
+            notes.push(format!(
+                "{} absent keys of block-based filters rejected here, which RocksDB 7.8.3 no longer reads (the writer's own RocksDB rejects them)",
+                t.r78.bb_unread
+            ));
+        }
+        o.push_str(&format!(
+            "| {w} | {} | {} | {} | {} | {} | {} | {} | {own_rej} / {own_agree} of {own_abs} | {} / {} of {} | {} |\n",
+            family_source(w),
+            if t.version.is_empty() { "-" } else { &t.version },
+            t.files,
+            ranges(&t.format_versions),
+            t.filters.iter().map(|f| &f[2..]).collect::<Vec<_>>().join(", "),
+            t.checksums.iter().cloned().collect::<Vec<_>>().join(", "),
+            t.keys,
+            t.r78.rejected,
+            t.r78.agree,
+            t.r78.absent,
+            if notes.is_empty() { "-".to_string() } else { notes.join("; ") },
+        ));
+    }
+    o
+}
 
 /// "2-5" for a run of consecutive versions, "2-5, 7" otherwise.
 fn ranges(v: &std::collections::BTreeSet<u32>) -> String {
@@ -146,6 +251,25 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
     let dir = PathBuf::from(
         std::env::var("ROCKSFILTER_MATRIX").expect("set ROCKSFILTER_MATRIX to the directory the matrix writers filled"),
     );
+    check(&dir, &ALL_WRITERS, "matrix", table);
+}
+
+/// The family matrix (`sst_fixtures/family/README.md`): RocksDB's forks and
+/// Pebble, each file judged by RocksDB 7.8.3 and, where the writer has one,
+/// by the writer's own filter.
+#[test]
+#[ignore = "needs the family matrix: make family-test"]
+fn every_family_file_answers_as_rocksdb_does() {
+    let dir = PathBuf::from(
+        std::env::var("ROCKSFILTER_FAMILY").expect("set ROCKSFILTER_FAMILY to the directory the family writers filled"),
+    );
+    check(&dir, &FAMILY_WRITERS, "family", family_table);
+}
+
+/// Checks every file under `dir`; when every writer of `all_writers` is
+/// there, the README's table between `<!-- {marker}:begin -->` and
+/// `<!-- {marker}:end -->` must be `render`'s.
+fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<String, Tally>) -> String) {
     let mut writers: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("matrix dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -185,16 +309,21 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                 fail(&mut failures, format!("checksum {} (written as {})", sst.checksum_type().name(), s("checksum")));
             }
             let want = s("filter");
+            let foreign_policy = s("policy") == "speedb_paired_bloom";
             let got = sst.filter().filter_type().name();
-            if got != want {
+            if got != want && !foreign_policy {
                 let why = match sst.filter() {
                     SstFilter::Unsupported(w) => format!(": {w}"),
                     _ => String::new(),
                 };
                 fail(&mut failures, format!("filter {got} (written as {want}){why}"));
             }
-            // The kind of each filter block is what the policy writes.
+            // The kind of each filter block is what the policy writes; a
+            // policy of a fork that RocksDB does not read is not read.
             let policy = s("policy");
+            if foreign_policy && got != "unsupported" {
+                fail(&mut failures, format!("Speedb's paired Bloom filter read as {got}"));
+            }
             let kinds: Vec<Kind> = match sst.filter() {
                 SstFilter::Full(f) => vec![f.kind()],
                 SstFilter::Partitioned(p) => p.filters().iter().map(Filter::kind).collect(),
@@ -243,6 +372,7 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                 (_, "bloom") if fv < 5 => Some("2 legacy Bloom"),
                 (_, "bloom") => Some("1 Bloom"),
                 (_, "ribbon") => Some("3 Ribbon"),
+                (_, "speedb_paired_bloom") => Some("3 Speedb paired Bloom (not read: may match)"),
                 _ => None,
             };
             t.filters.extend(kind.map(str::to_string));
@@ -265,7 +395,10 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
             }
             t.keys += keys.len();
             // The batch query answers every key and probe as the single one.
-            let probe_keys: Vec<Vec<u8>> = lines(&wdir.join(s("probes"))).iter().map(|p| hex(&p[0])).collect();
+            // The keys asked about: the writer's probes, or (a writer that is
+            // not RocksDB) its candidates, which RocksDB 7.8.3 judged.
+            let probe_file = row["probes"].as_str().or(row["candidates"].as_str()).expect("probes or candidates");
+            let probe_keys: Vec<Vec<u8>> = lines(&wdir.join(probe_file)).iter().map(|p| hex(&p[0])).collect();
             let all: Vec<&[u8]> = keys.iter().chain(&probe_keys).map(Vec::as_slice).collect();
             // The same file through the C callback source: the same answers,
             // in at most two reads (three for block-based filters).
@@ -317,7 +450,7 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                     | "rocksdb.ReverseBytewiseComparator.u64ts"
             ) && want == "partitioned";
             let mut disagreements = Vec::new();
-            for p in lines(&wdir.join(s("probes"))) {
+            for p in row["probes"].as_str().map(|f| lines(&wdir.join(f))).unwrap_or_default() {
                 let (key, in_file, found, rejected) = (hex(&p[0]), p[1] == "1", p[2] == "1", p[3] == "1");
                 let ours = sst.may_match(&key);
                 if in_file {
@@ -339,6 +472,8 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                 t.rocksdb_rejected += rejected as usize;
                 if ours == !rejected {
                     t.agree += 1;
+                } else if foreign_policy && ours {
+                    t.unknown_policy += 1;
                 } else if custom && ours {
                     t.custom_asked_all += 1;
                 } else {
@@ -350,6 +485,9 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                     let (prefix, in_file, rejected) = (hex(&p[0]), p[1] == "1", p[2] == "1");
                     let ours = match sst.prefix_may_match(&prefix) {
                         Ok(b) => b,
+                        // A filter this library does not read is no prefix
+                        // filter: the caller learns so, and every prefix may match.
+                        Err(e) if foreign_policy && e.kind() == rocksfilter::ErrorKind::NotSupported => true,
                         Err(e) => {
                             fail(&mut failures, format!("prefix query failed: {e}"));
                             break;
@@ -366,12 +504,62 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                     t.prefix_probes += 1;
                     if ours == !rejected {
                         t.prefix_agree += 1;
+                    } else if foreign_policy && ours {
+                        t.unknown_policy += 1;
                     } else if custom && ours {
                         t.custom_asked_all += 1;
                     } else {
                         disagreements.push(format!("prefix {} (RocksDB rejected: {rejected}, ours: {ours})", p[0]));
                     }
                 }
+            }
+            // The family's second opinions: RocksDB 7.8.3 on every file, and
+            // the writer's own filter where the writer is not RocksDB.
+            if row["rocksdb78_refused"].is_string() {
+                t.r78_refused += 1;
+            }
+            for (field, judge, columns) in [("rocksdb78_probes", "RocksDB 7.8.3", 4), ("writer_filter_probes", "the writer's filter", 3)] {
+                let Some(f) = row[field].as_str() else { continue };
+                let mut v = Verdicts { files: 1, ..Verdicts::default() };
+                let (mut unknown, mut asked_all) = (0, 0);
+                for p in lines(&wdir.join(f)) {
+                    let (key, in_file) = (hex(&p[0]), p[1] == "1");
+                    let (found, rejected) = if columns == 4 { (p[2] == "1", p[3] == "1") } else { (p[2] == "0", p[2] == "1") };
+                    let ours = sst.may_match(&key);
+                    if in_file {
+                        if found && !rejected && !ours {
+                            fail(&mut failures, format!("FALSE ABSENT: {} finds {} and this library answers absent", judge, p[0]));
+                        } else if !found || rejected {
+                            // The judge itself misses a written key (Pebble's
+                            // Split filters under RocksDB: the README says why).
+                            v.missed += 1;
+                            v.missed_ours_may_match += ours as usize;
+                        }
+                        continue;
+                    }
+                    if found {
+                        fail(&mut failures, format!("{judge} found absent key {}", p[0]));
+                    }
+                    v.absent += 1;
+                    v.rejected += rejected as usize;
+                    if ours == !rejected {
+                        v.agree += 1;
+                    } else if foreign_policy && ours {
+                        unknown += 1;
+                    } else if custom && ours {
+                        asked_all += 1;
+                    } else if columns == 4 && want == "block_based" && !rejected {
+                        // RocksDB 7.0 and later no longer read block-based
+                        // filters: 7.8.3 asks none, this library the file's.
+                        v.bb_unread += 1;
+                    } else {
+                        disagreements.push(format!("{} ({judge} rejected: {rejected}, ours may match: {ours})", p[0]));
+                    }
+                }
+                t.unknown_policy += unknown;
+                t.custom_asked_all += asked_all;
+                let into = if columns == 4 { &mut t.r78 } else { &mut t.own };
+                into.add(&v);
             }
             if !disagreements.is_empty() {
                 fail(
@@ -388,7 +576,7 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
                         _ => Policy::Bloom,
                     };
                     t.compared += 1;
-                    let ours = rebuild::rebuild(&keys, &writer, p, row["bits_per_key"].as_f64().unwrap_or(10.0), &sst);
+                    let ours = rebuild::rebuild(&keys, &format!("rocksdb-{}", s("rocksdb_version")), p, row["bits_per_key"].as_f64().unwrap_or(10.0), &sst);
                     if ours == block.as_bytes() {
                         t.identical += 1;
                     } else {
@@ -402,7 +590,7 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
             }
         }
     }
-    println!("version matrix ({}):", dir.display());
+    println!("{marker} ({}):", dir.display());
     println!("| writer | files | keys | absent keys | RocksDB's filter rejected | same answer | prefix probes | same answer | answered by a hash index | full filters byte-identical |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for (w, t) in &tallies {
@@ -428,27 +616,35 @@ fn every_matrix_file_answers_as_the_rocksdb_that_wrote_it() {
         );
     }
     let total: usize = tallies.values().map(|t| t.files).sum();
-    println!("version matrix: {} writers, {total} files, {} failures", tallies.len(), failures.len());
+    println!("{marker}: {} writers, {total} files, {} failures", tallies.len(), failures.len());
+    for (w, t) in tallies.iter().filter(|(_, t)| t.r78.files + t.own.files + t.r78_refused > 0) {
+        println!(
+            "  {w}: RocksDB 7.8.3 judged {} files ({} refused): its filter rejected {} of {} absent keys, same answer {}; {} written keys it did not find ({} may match here); \
+             the writer's own filter: {} of {} rejected, same answer {}; unknown policy, may match: {}",
+            t.r78.files, t.r78_refused, t.r78.rejected, t.r78.absent, t.r78.agree, t.r78.missed, t.r78.missed_ours_may_match,
+            t.own.rejected, t.own.absent, t.own.agree, t.unknown_policy
+        );
+    }
     // The README's compatibility table is this run's: written next to the
     // files, and compared with the README's when the run is complete.
-    let t = table(&tallies);
+    let t = render(&tallies);
     std::fs::write(dir.join("compatibility.md"), &t).unwrap();
     println!("{t}");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    let complete = ALL_WRITERS.iter().all(|w| tallies.contains_key(*w));
+    let complete = all_writers.iter().all(|w| tallies.contains_key(*w));
     if complete {
         let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-        let (b, e) = ("<!-- matrix:begin -->\n", "<!-- matrix:end -->");
-        let start = readme.find(b).expect("README.md has a <!-- matrix:begin --> marker") + b.len();
-        let end = readme[start..].find(e).expect("README.md has a <!-- matrix:end --> marker") + start;
+        let (b, e) = (format!("<!-- {marker}:begin -->\n"), format!("<!-- {marker}:end -->"));
+        let start = readme.find(&b).unwrap_or_else(|| panic!("README.md has a {b} marker")) + b.len();
+        let end = readme[start..].find(&e).unwrap_or_else(|| panic!("README.md has a {e} marker")) + start;
         assert_eq!(
             &readme[start..end],
             t,
-            "README.md's compatibility table is not this run's: replace the lines between the matrix markers with {}",
+            "README.md's {marker} table is not this run's: replace the lines between the {marker} markers with {}",
             dir.join("compatibility.md").display()
         );
-        println!("README.md's compatibility table matches this run");
+        println!("README.md's {marker} table matches this run");
     } else {
-        println!("partial run ({} of {} writers): README.md's table not compared", tallies.len(), ALL_WRITERS.len());
+        println!("partial run ({} of {} writers): README.md's table not compared", tallies.len(), all_writers.len());
     }
 }
