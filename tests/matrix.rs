@@ -40,6 +40,27 @@ fn lines(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// How our answer on an absent key or prefix compares with a judge's.
+enum Outcome {
+    Agree,
+    /// A filter policy this library does not read: we answer "may match".
+    UnknownPolicy,
+    /// A partitioned filter under an unknown comparator: every partition asked.
+    AskedAll,
+    Differs,
+}
+
+/// The one rule for every judge: the same answer, or "may match" where the
+/// library cannot read what the judge did (see the README).
+fn compare(ours: bool, rejected: bool, foreign_policy: bool, custom: bool) -> Outcome {
+    match (ours == !rejected, ours) {
+        (true, _) => Outcome::Agree,
+        (false, true) if foreign_policy => Outcome::UnknownPolicy,
+        (false, true) if custom => Outcome::AskedAll,
+        _ => Outcome::Differs,
+    }
+}
+
 /// One judge's decisions on a writer's absent keys, against ours.
 #[derive(Default)]
 struct Verdicts {
@@ -470,14 +491,13 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                 }
                 t.probes_absent += 1;
                 t.rocksdb_rejected += rejected as usize;
-                if ours == !rejected {
-                    t.agree += 1;
-                } else if foreign_policy && ours {
-                    t.unknown_policy += 1;
-                } else if custom && ours {
-                    t.custom_asked_all += 1;
-                } else {
-                    disagreements.push(format!("{} (RocksDB rejected: {rejected}, ours may match: {ours})", p[0]));
+                match compare(ours, rejected, foreign_policy, custom) {
+                    Outcome::Agree => t.agree += 1,
+                    Outcome::UnknownPolicy => t.unknown_policy += 1,
+                    Outcome::AskedAll => t.custom_asked_all += 1,
+                    Outcome::Differs => {
+                        disagreements.push(format!("{} (RocksDB rejected: {rejected}, ours may match: {ours})", p[0]))
+                    }
                 }
             }
             if let Some(pp) = row["prefix_probes"].as_str() {
@@ -502,14 +522,13 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                         continue;
                     }
                     t.prefix_probes += 1;
-                    if ours == !rejected {
-                        t.prefix_agree += 1;
-                    } else if foreign_policy && ours {
-                        t.unknown_policy += 1;
-                    } else if custom && ours {
-                        t.custom_asked_all += 1;
-                    } else {
-                        disagreements.push(format!("prefix {} (RocksDB rejected: {rejected}, ours: {ours})", p[0]));
+                    match compare(ours, rejected, foreign_policy, custom) {
+                        Outcome::Agree => t.prefix_agree += 1,
+                        Outcome::UnknownPolicy => t.unknown_policy += 1,
+                        Outcome::AskedAll => t.custom_asked_all += 1,
+                        Outcome::Differs => {
+                            disagreements.push(format!("prefix {} (RocksDB rejected: {rejected}, ours: {ours})", p[0]))
+                        }
                     }
                 }
             }
@@ -542,18 +561,16 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                     }
                     v.absent += 1;
                     v.rejected += rejected as usize;
-                    if ours == !rejected {
-                        v.agree += 1;
-                    } else if foreign_policy && ours {
-                        unknown += 1;
-                    } else if custom && ours {
-                        asked_all += 1;
-                    } else if columns == 4 && want == "block_based" && !rejected {
+                    match compare(ours, rejected, foreign_policy, custom) {
+                        Outcome::Agree => v.agree += 1,
+                        Outcome::UnknownPolicy => unknown += 1,
+                        Outcome::AskedAll => asked_all += 1,
                         // RocksDB 7.0 and later no longer read block-based
                         // filters: 7.8.3 asks none, this library the file's.
-                        v.bb_unread += 1;
-                    } else {
-                        disagreements.push(format!("{} ({judge} rejected: {rejected}, ours may match: {ours})", p[0]));
+                        Outcome::Differs if columns == 4 && want == "block_based" && !rejected => v.bb_unread += 1,
+                        Outcome::Differs => {
+                            disagreements.push(format!("{} ({judge} rejected: {rejected}, ours may match: {ours})", p[0]))
+                        }
                     }
                 }
                 t.unknown_policy += unknown;
