@@ -81,6 +81,10 @@ const baseVersion = 1700000000000000000
 type Candidate struct {
 	Key    []byte
 	InFile bool
+	// Kind of absent key: "absent" (bytewise), "absent_prefix", "same_prefix"
+	// (a written prefix, another suffix), "bare_prefix" (a written prefix
+	// alone); "" for a written key.
+	Kind string
 }
 
 // KeySet is what one case writes, and what it asks about.
@@ -110,15 +114,11 @@ func MakeKeys(seed uint64, n int, split bool) KeySet {
 				absent = append(absent, BytewiseKey(id))
 			}
 		}
-		ks.Candidates = append(sampleCandidates(rng, ks.Keys, 2000, true),
-			sampleCandidates(rng, inside(absent, ks.Keys), 2500, false)...)
+		ks.Candidates = append(sampleCandidates(rng, ks.Keys, 2000, ""),
+			sampleCandidates(rng, inside(absent, ks.Keys), 2500, "absent")...)
 		return ks
 	}
 	// Split: n keys over about n/2 prefixes, 1..3 versions each.
-	type pv struct {
-		id int
-		v  uint64
-	}
 	present := map[int][]uint64{}
 	count := 0
 	for count < n {
@@ -173,11 +173,10 @@ func MakeKeys(seed uint64, n int, split bool) KeySet {
 			absentP = append(absentP, SplitKey(id, baseVersion+uint64(rng.Intn(1000))*1000))
 		}
 	}
-	ks.Candidates = sampleCandidates(rng, ks.Keys, 2000, true)
-	ks.Candidates = append(ks.Candidates, sampleCandidates(rng, inside(sameP, ks.Keys), 800, false)...)
-	ks.Candidates = append(ks.Candidates, sampleCandidates(rng, inside(absentP, ks.Keys), 2000, false)...)
-	ks.Candidates = append(ks.Candidates, sampleCandidates(rng, inside(bare, ks.Keys), 200, false)...)
-	_ = pv{}
+	ks.Candidates = sampleCandidates(rng, ks.Keys, 2000, "")
+	ks.Candidates = append(ks.Candidates, sampleCandidates(rng, inside(sameP, ks.Keys), 800, "same_prefix")...)
+	ks.Candidates = append(ks.Candidates, sampleCandidates(rng, inside(absentP, ks.Keys), 2000, "absent_prefix")...)
+	ks.Candidates = append(ks.Candidates, sampleCandidates(rng, inside(bare, ks.Keys), 200, "bare_prefix")...)
 	return ks
 }
 
@@ -198,7 +197,7 @@ func inside(c [][]byte, written [][]byte) [][]byte {
 }
 
 // sampleCandidates picks at most max keys (all if fewer), keeping order.
-func sampleCandidates(rng *SplitMix64, keys [][]byte, max int, in bool) []Candidate {
+func sampleCandidates(rng *SplitMix64, keys [][]byte, max int, kind string) []Candidate {
 	idx := make([]int, len(keys))
 	for i := range idx {
 		idx[i] = i
@@ -213,7 +212,7 @@ func sampleCandidates(rng *SplitMix64, keys [][]byte, max int, in bool) []Candid
 	}
 	out := make([]Candidate, 0, len(idx))
 	for _, i := range idx {
-		out = append(out, Candidate{Key: keys[i], InFile: in})
+		out = append(out, Candidate{Key: keys[i], InFile: kind == "", Kind: kind})
 	}
 	return out
 }
@@ -439,15 +438,56 @@ func FilterProps(p map[string]string) map[string]string {
 // Summary accumulates the per-version summary line.
 type Summary struct {
 	Files, Keys, Refused, AbsentCands, AbsentRejected int
+	// Absent candidates by kind: how many, how many Pebble's filter rejected.
+	ByKind map[string][2]int
+}
+
+// Add counts a written file's candidates and Pebble's verdicts.
+func (s *Summary) Add(numKeys int, cands []Candidate, rejected []bool) {
+	if s.ByKind == nil {
+		s.ByKind = map[string][2]int{}
+	}
+	s.Files++
+	s.Keys += numKeys
+	for i, cd := range cands {
+		if cd.InFile {
+			continue
+		}
+		k := s.ByKind[cd.Kind]
+		k[0]++
+		s.AbsentCands++
+		if rejected[i] {
+			k[1]++
+			s.AbsentRejected++
+		}
+		s.ByKind[cd.Kind] = k
+	}
 }
 
 func (s Summary) Line(writer string) string {
-	pct := 0.0
-	if s.AbsentCands > 0 {
-		pct = 100 * float64(s.AbsentRejected) / float64(s.AbsentCands)
+	pct := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return 100 * float64(a) / float64(b)
 	}
-	return fmt.Sprintf("%s: %d files, %d keys, %d refused, Pebble's filter rejected %d of %d absent candidates (%.1f%%)",
-		writer, s.Files, s.Keys, s.Refused, s.AbsentRejected, s.AbsentCands, pct)
+	line := fmt.Sprintf("%s: %d files, %d keys, %d refused, Pebble's filter rejected %d of %d absent candidates (%.1f%%)",
+		writer, s.Files, s.Keys, s.Refused, s.AbsentRejected, s.AbsentCands, pct(s.AbsentRejected, s.AbsentCands))
+	var parts []string
+	for _, k := range []struct{ kind, what string }{
+		{"absent", "bytewise files"},
+		{"absent_prefix", "Split files, absent prefix"},
+		{"same_prefix", "Split files, written prefix + other suffix"},
+		{"bare_prefix", "Split files, written prefix alone"},
+	} {
+		if n := s.ByKind[k.kind]; n[0] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d/%d (%.1f%%)", k.what, n[1], n[0], pct(n[1], n[0])))
+		}
+	}
+	if len(parts) > 0 {
+		line += " [" + strings.Join(parts, "; ") + "]"
+	}
+	return line
 }
 
 // Rel is path relative to dir.

@@ -251,16 +251,7 @@ func main() {
 		must(c.WriteHexLines(filepath.Join(dir, cs.Name+".keys"), ks.Keys))
 		must(c.WriteCandidates(filepath.Join(dir, cs.Name+".candidates"), filepath.Join(dir, cs.Name+".pebble_probes"), ks.Candidates, rb.rejected))
 		must(man.Add(row))
-		sum.Files++
-		sum.Keys += len(ks.Keys)
-		for i, cd := range ks.Candidates {
-			if !cd.InFile {
-				sum.AbsentCands++
-				if rb.rejected[i] {
-					sum.AbsentRejected++
-				}
-			}
-		}
+		sum.Add(len(ks.Keys), ks.Candidates, rb.rejected)
 		logit("wrote %s: %s, footer %s format_version %d, %d keys", cs.Name, rb.format, ft.MagicName, ft.FormatVersion, len(ks.Keys))
 	}
 	must(man.Close())
