@@ -250,8 +250,14 @@ func ReadFooter(path string) (Footer, error) {
 		if m == PebbleMagic {
 			f.MagicName = "pebble"
 		}
+		// The version sits just before the magic in every such footer.
 		f.FormatVersion = binary.LittleEndian.Uint32(b[len(b)-12:])
-		f.FooterLen = 53
+		f.FooterLen = 53 // RocksDB / Pebblev1-v5
+		if m == PebbleMagic && f.FormatVersion == 6 {
+			f.FooterLen = 57 // + footer checksum
+		} else if m == PebbleMagic && f.FormatVersion >= 7 {
+			f.FooterLen = 61 // + footer checksum + attributes
+		}
 	default:
 		return f, fmt.Errorf("%s: unknown magic %#x", path, m)
 	}
