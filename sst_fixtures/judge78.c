@@ -66,6 +66,7 @@ int main(int argc, char **argv) {
       if (*p == '\n') *p = ' ';
     printf("REFUSED %s\n", err);
     free(err);
+    err = NULL; /* rocksdb_destroy_db leaves it alone on success; it is freed again below */
   } else {
     FILE *kf = fopen(keys, "r");
     if (!kf) {

@@ -1,0 +1,3 @@
+module rocksfilter.example/family/pebble/common
+
+go 1.22
