@@ -120,11 +120,13 @@ matrix-test: build matrix-java
 
 # The family matrix (sst_fixtures/family/README.md): RocksDB's forks FRocksDB
 # 6.20.3 and 8.10.0, ForSt 0.1.8 and Speedb 2.8.0 (Maven Central jars, about
-# 170 MB, downloaded once) write and judge their own files; RocksDB 7.8.3
-# judges every file again, key by key; the library must agree with both.
+# 170 MB, downloaded once) write and judge their own files; Pebble v1.1.5 and
+# v2.1.7 (Go module proxy) write theirs and ask Pebble's own filter; RocksDB
+# 7.8.3 judges every file again, key by key; the library must agree with all.
 FAMILY ?= $(CURDIR)/target/family
 family-test: build
 	sst_fixtures/family/java/run.sh $(FAMILY)
+	sst_fixtures/family/pebble/run.sh $(FAMILY)
 	sst_fixtures/family/judge.py $(FAMILY)
 	ROCKSFILTER_FAMILY=$(FAMILY) $(TEST_CARGO) test --release --locked --test matrix every_family_file -- --ignored --nocapture
 

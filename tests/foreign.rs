@@ -122,3 +122,53 @@ fn format_version_0_footer_opens_with_crc32c() {
     let (kind, msg) = refusal(&past);
     assert_eq!(kind, ErrorKind::Corruption, "{msg}");
 }
+
+/// Pebble v2 with a `Split` comparer adds only each key's prefix to the
+/// filter and records neither `whole.key.filtering` nor a prefix extractor
+/// (sst_fixtures/family/pebble/NOTES.md). A whole-key lookup there would
+/// answer "absent" for keys the file holds; every key may match instead,
+/// and the filter stays readable for a caller that can split keys itself.
+#[test]
+fn a_filter_of_prefixes_under_an_unknown_comparator_is_not_asked_for_whole_keys() {
+    // MVCC-like keys: prefix, 0x00, an 8-byte version, the suffix length.
+    let key = |id: u32, version: u64| {
+        let mut k = format!("tbl/{id:08x}").into_bytes();
+        k.push(0);
+        k.extend_from_slice(&version.to_be_bytes());
+        k.push(9);
+        k
+    };
+    let prefix = |k: &[u8]| k[..k.len() - 9].to_vec();
+    let keys: Vec<Vec<u8>> = (0..3000u32).map(|i| key(2 * i, 7)).collect();
+    let mut prefixes: Vec<Vec<u8>> = keys.iter().map(|k| prefix(k)).collect();
+    prefixes.dedup();
+    for partitioned in [None, Some(256)] {
+        let base = craft::Crafted::synthetic(&prefixes, rocksfilter::Policy::Bloom, partitioned);
+        assert!(base.property("rocksdb.block.based.table.whole.key.filtering").is_none());
+        let mut pebble = base.clone();
+        pebble.edit_property("rocksdb.comparator", b"cockroach_comparator".to_vec());
+        let file = pebble.finish();
+        let sst = Sst::from_bytes(&file).expect("opens");
+        assert!(!sst.whole_key_filtering(), "{partitioned:?}: no property, unknown comparator: prefixes");
+        assert!(keys.iter().all(|k| sst.may_match(k)), "{partitioned:?}: a written key answered absent");
+        let mut batch = vec![false; keys.len()];
+        sst.may_match_batch(&keys, &mut batch);
+        assert!(batch.iter().all(|&b| b));
+        // The caller who can split keys still has the filter.
+        if let Some(f) = sst.full_filter() {
+            assert!(prefixes.iter().all(|p| f.may_match(p)));
+            let absent = (0..3000u32).filter(|i| !f.may_match(&prefix(&key(2 * i + 1, 7)))).count();
+            assert!(absent > 2800, "the prefix filter rejects absent prefixes ({absent} of 3000)");
+        }
+        // The same file recording whole-key filtering (as every RocksDB
+        // release does) is read as it says, comparator or not.
+        let mut recorded = pebble.clone();
+        recorded.edit_property("rocksdb.block.based.table.whole.key.filtering", b"1".to_vec());
+        let file = recorded.finish();
+        assert!(Sst::from_bytes(&file).unwrap().whole_key_filtering());
+        // And under the bytewise comparator a file without the property
+        // holds whole keys (a reader's default).
+        let file = base.finish();
+        assert!(Sst::from_bytes(&file).unwrap().whole_key_filtering());
+    }
+}

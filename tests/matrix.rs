@@ -47,17 +47,31 @@ enum Outcome {
     UnknownPolicy,
     /// A partitioned filter under an unknown comparator: every partition asked.
     AskedAll,
+    /// A filter of prefixes this library cannot form (Pebble v2's `Split`
+    /// files, which do not say so): every key may match.
+    SplitPrefixes,
     Differs,
 }
 
 /// The one rule for every judge: the same answer, or "may match" where the
 /// library cannot read what the judge did (see the README).
-fn compare(ours: bool, rejected: bool, foreign_policy: bool, custom: bool) -> Outcome {
+fn compare(ours: bool, rejected: bool, foreign_policy: bool, split: bool, custom: bool) -> Outcome {
     match (ours == !rejected, ours) {
         (true, _) => Outcome::Agree,
         (false, true) if foreign_policy => Outcome::UnknownPolicy,
+        (false, true) if split => Outcome::SplitPrefixes,
         (false, true) if custom => Outcome::AskedAll,
         _ => Outcome::Differs,
+    }
+}
+
+/// The prefix Pebble's `Split` of the family writers' MVCC-like keys gives
+/// (sst_fixtures/family/pebble/NOTES.md): the last byte is the suffix
+/// length; a key whose last byte is no valid length is its own prefix.
+fn pebble_split(k: &[u8]) -> &[u8] {
+    match k.last() {
+        Some(&n) if n > 0 && (n as usize) <= k.len() => &k[..k.len() - n as usize],
+        _ => k,
     }
 }
 
@@ -117,6 +131,15 @@ struct Tally {
     own: Verdicts,
     /// Files RocksDB 7.8.3 refused to ingest.
     r78_refused: usize,
+    /// The writer's own table formats (Pebble's), each refused with its name.
+    foreign: std::collections::BTreeSet<String>,
+    /// Absent keys of Pebble Split files (a filter of prefixes the file does
+    /// not describe) that a judge rejected and this library answered "may
+    /// match"; and the writer's verdicts checked against the filter asked
+    /// directly with Pebble's prefixes (how many, how many the same).
+    split_may_match: usize,
+    split_direct: usize,
+    split_direct_agree: usize,
     /// Absent keys a filter policy this library does not read (Speedb's)
     /// rejected and this library answered "may match".
     unknown_policy: usize,
@@ -141,7 +164,8 @@ const ALL_WRITERS: [&str; 9] = [
 ];
 
 /// The writers a complete family run has (sst_fixtures/family/README.md).
-const FAMILY_WRITERS: [&str; 4] = ["forst-0.1.8", "frocksdb-6.20.3", "frocksdb-8.10.0", "speedb-2.8.0"];
+const FAMILY_WRITERS: [&str; 6] =
+    ["forst-0.1.8", "frocksdb-6.20.3", "frocksdb-8.10.0", "pebble-1.1.5", "pebble-2.1.7", "speedb-2.8.0"];
 
 /// Where each family writer comes from, for the README's table.
 fn family_source(writer: &str) -> &'static str {
@@ -174,6 +198,12 @@ fn family_table(tallies: &BTreeMap<String, Tally>) -> String {
         if t.r78_refused > 0 {
             notes.push(format!("{} files refused by RocksDB 7.8.3", t.r78_refused));
         }
+        if !t.foreign.is_empty() {
+            notes.push(format!(
+                "its own formats {} refused as not supported, naming them",
+                t.foreign.iter().cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
         if t.r78.missed > 0 {
             notes.push(format!(
                 "{} written keys RocksDB 7.8.3 does not find (Split filters), {} of them may match here",
@@ -182,6 +212,12 @@ fn family_table(tallies: &BTreeMap<String, Tally>) -> String {
         }
         if t.custom_asked_all > 0 {
             notes.push(format!("{} may match under a custom comparator", t.custom_asked_all));
+        }
+        if t.split_may_match > 0 {
+            notes.push(format!(
+                "{} absent keys of Split files rejected by a judge may match here (the file does not say its filter holds prefixes); asked with Pebble's prefixes, its filter answers as Pebble's on {} of {} keys",
+                t.split_may_match, t.split_direct_agree, t.split_direct
+            ));
         }
         if t.r78.bb_unread > 0 {
             notes.push(format!(
@@ -301,6 +337,22 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
     let mut failures: Vec<String> = Vec::new();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     for wdir in &writers {
+        // Files in a writer's own table formats (Pebble's): refused, named.
+        if let Ok(foreign) = std::fs::read_to_string(wdir.join("foreign.jsonl")) {
+            for line in foreign.lines().filter(|l| !l.trim().is_empty()) {
+                let row: Value = serde_json::from_str(line).expect("foreign.jsonl row");
+                let (file, format) = (row["file"].as_str().unwrap_or(""), row["table_format"].as_str().unwrap_or(""));
+                let writer = row["writer"].as_str().unwrap_or("").to_string();
+                let named = format!("TableFormat{format}");
+                match Sst::open(wdir.join(file)) {
+                    Err(e) if e.kind() == rocksfilter::ErrorKind::NotSupported && e.message().contains(&named) => {
+                        tallies.entry(writer).or_default().foreign.insert(format.to_string());
+                    }
+                    Err(e) => failures.push(format!("{writer}/{file}: {:?} {e} (expected NotSupported naming {named})", e.kind())),
+                    Ok(_) => failures.push(format!("{writer}/{file}: a {format} table opened")),
+                }
+            }
+        }
         let manifest = std::fs::read_to_string(wdir.join("manifest.jsonl")).unwrap();
         for line in manifest.lines().filter(|l| !l.trim().is_empty()) {
             let row: Value = serde_json::from_str(line).expect("manifest row");
@@ -403,7 +455,9 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                 "none" => t.filters.insert("9 none".into()),
                 _ => false,
             };
-            if row["prefix_extractor"].as_str().is_some() {
+            if row["split"].as_bool().unwrap_or(false) {
+                t.filters.insert("7 Split prefixes".into());
+            } else if row["prefix_extractor"].as_str().is_some() {
                 t.filters.insert("7 prefix".into());
             }
             if row["timestamp_size"].as_u64().unwrap_or(0) > 0 {
@@ -470,6 +524,14 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                     | "leveldb.BytewiseComparator.u64ts"
                     | "rocksdb.ReverseBytewiseComparator.u64ts"
             ) && want == "partitioned";
+            // A Pebble file written with a Split comparer (the row says so):
+            // the filter holds prefixes the file does not describe.
+            let split_row = row["split"].as_bool().unwrap_or(false);
+            let split = split_row && !sst.whole_key_filtering() && sst.prefix_extractor().is_none();
+            if split_row && keys.iter().any(|k| !sst.full_filter().is_none_or(|f| f.may_match(pebble_split(k)))) {
+                fail(&mut failures, "a written key's Split prefix is not in the filter".into());
+            }
+            let split_filter = sst.full_filter().filter(|_| split);
             let mut disagreements = Vec::new();
             for p in row["probes"].as_str().map(|f| lines(&wdir.join(f))).unwrap_or_default() {
                 let (key, in_file, found, rejected) = (hex(&p[0]), p[1] == "1", p[2] == "1", p[3] == "1");
@@ -491,10 +553,11 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                 }
                 t.probes_absent += 1;
                 t.rocksdb_rejected += rejected as usize;
-                match compare(ours, rejected, foreign_policy, custom) {
+                match compare(ours, rejected, foreign_policy, split, custom) {
                     Outcome::Agree => t.agree += 1,
                     Outcome::UnknownPolicy => t.unknown_policy += 1,
                     Outcome::AskedAll => t.custom_asked_all += 1,
+                    Outcome::SplitPrefixes => t.split_may_match += 1,
                     Outcome::Differs => {
                         disagreements.push(format!("{} (RocksDB rejected: {rejected}, ours may match: {ours})", p[0]))
                     }
@@ -522,10 +585,11 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                         continue;
                     }
                     t.prefix_probes += 1;
-                    match compare(ours, rejected, foreign_policy, custom) {
+                    match compare(ours, rejected, foreign_policy, split, custom) {
                         Outcome::Agree => t.prefix_agree += 1,
                         Outcome::UnknownPolicy => t.unknown_policy += 1,
                         Outcome::AskedAll => t.custom_asked_all += 1,
+                        Outcome::SplitPrefixes => t.split_may_match += 1,
                         Outcome::Differs => {
                             disagreements.push(format!("prefix {} (RocksDB rejected: {rejected}, ours: {ours})", p[0]))
                         }
@@ -540,11 +604,26 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             for (field, judge, columns) in [("rocksdb78_probes", "RocksDB 7.8.3", 4), ("writer_filter_probes", "the writer's filter", 3)] {
                 let Some(f) = row[field].as_str() else { continue };
                 let mut v = Verdicts { files: 1, ..Verdicts::default() };
-                let (mut unknown, mut asked_all) = (0, 0);
+                let (mut unknown, mut asked_all, mut split_may_match) = (0, 0, 0);
                 for p in lines(&wdir.join(f)) {
                     let (key, in_file) = (hex(&p[0]), p[1] == "1");
-                    let (found, rejected) = if columns == 4 { (p[2] == "1", p[3] == "1") } else { (p[2] == "0", p[2] == "1") };
+                    // A filter's verdict alone (3 columns) finds nothing: a
+                    // written key it passes counts as found.
+                    let (found, rejected) = if columns == 4 { (p[2] == "1", p[3] == "1") } else { (in_file && p[2] == "0", p[2] == "1") };
                     let ours = sst.may_match(&key);
+                    // Pebble's Split files: the filter, asked with the
+                    // prefix a caller who has the Split forms, answers as
+                    // the writer's filter (it is read right, only not
+                    // askable by key).
+                    if let (Some(f), 3) = (split_filter, columns) {
+                        let direct = f.may_match(pebble_split(&key));
+                        t.split_direct += 1;
+                        if direct == !rejected {
+                            t.split_direct_agree += 1;
+                        } else {
+                            fail(&mut failures, format!("Split prefix of {}: the filter asked directly says {direct}, the writer's filter rejected: {rejected}", p[0]));
+                        }
+                    }
                     if in_file {
                         if found && !rejected && !ours {
                             fail(&mut failures, format!("FALSE ABSENT: {} finds {} and this library answers absent", judge, p[0]));
@@ -561,10 +640,11 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                     }
                     v.absent += 1;
                     v.rejected += rejected as usize;
-                    match compare(ours, rejected, foreign_policy, custom) {
+                    match compare(ours, rejected, foreign_policy, split, custom) {
                         Outcome::Agree => v.agree += 1,
                         Outcome::UnknownPolicy => unknown += 1,
                         Outcome::AskedAll => asked_all += 1,
+                        Outcome::SplitPrefixes => split_may_match += 1,
                         // RocksDB 7.0 and later no longer read block-based
                         // filters: 7.8.3 asks none, this library the file's.
                         Outcome::Differs if columns == 4 && want == "block_based" && !rejected => v.bb_unread += 1,
@@ -575,6 +655,7 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                 }
                 t.unknown_policy += unknown;
                 t.custom_asked_all += asked_all;
+                t.split_may_match += split_may_match;
                 let into = if columns == 4 { &mut t.r78 } else { &mut t.own };
                 into.add(&v);
             }
@@ -593,7 +674,12 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                         _ => Policy::Bloom,
                     };
                     t.compared += 1;
-                    let ours = rebuild::rebuild(&keys, &format!("rocksdb-{}", s("rocksdb_version")), p, row["bits_per_key"].as_f64().unwrap_or(10.0), &sst);
+                    let bits = row["bits_per_key"].as_f64().unwrap_or(10.0);
+                    let ours = if split_row {
+                        rebuild::entries(keys.iter().map(|k| pebble_split(k)), p, bits)
+                    } else {
+                        rebuild::rebuild(&keys, &format!("rocksdb-{}", s("rocksdb_version")), p, bits, &sst)
+                    };
                     if ours == block.as_bytes() {
                         t.identical += 1;
                     } else {

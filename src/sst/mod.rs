@@ -351,6 +351,23 @@ fn read_properties(fetch: &mut Fetcher<'_, '_>, footer: &Footer, meta: &MetaInde
     })
 }
 
+/// Whether the filter holds whole keys. RocksDB records it in
+/// `rocksdb.block.based.table.whole.key.filtering` (every release since 3.x,
+/// `table/block_based/block_based_table_builder.cc`,
+/// `BlockBasedTablePropertiesCollector`); a reader without the property
+/// uses its own option, true by default. Pebble v2 records neither it nor a
+/// prefix extractor, and with a `Split` comparer adds only each key's
+/// prefix to the filter (`sstable/rowblk_writer.go`, Pebble v2.1.7): there
+/// whole-key lookups would answer "absent" for keys the file holds. So a
+/// file that says nothing under a comparator this library does not know is
+/// taken as holding prefixes it cannot form: every key may match.
+fn whole_keys_in_filter(p: &Properties) -> bool {
+    match p.whole_key_filtering {
+        Some(recorded) => recorded,
+        None => p.prefix_extractor_name.is_some() || Comparator::from_name(p.comparator.as_deref()).order != Order::Unknown,
+    }
+}
+
 /// The filter the metaindex picked, as RocksDB would use it. Err: the
 /// source failed.
 fn open_filter<'a>(
@@ -419,7 +436,7 @@ impl<'a> Sst<'a> {
         let meta = fetch.block(&footer, footer.metaindex, "metaindex")?;
         let meta = MetaIndex::parse(meta.data(), footer.metaindex.offset, footer.format_version)?;
         let (properties, properties_error) = read_properties(&mut fetch, &footer, &meta)?;
-        let whole_key_filtering = properties.whole_key_filtering.unwrap_or(true);
+        let whole_key_filtering = whole_keys_in_filter(&properties);
         let prefix_extractor = properties.prefix_extractor_name.as_deref().and_then(PrefixExtractor::parse);
         let prefix_filtering = properties.prefix_filtering.unwrap_or(true) && prefix_extractor.is_some();
         let pick = meta.filter();
@@ -514,7 +531,13 @@ impl<'a> Sst<'a> {
         self.prefix_extractor
     }
 
-    /// Whether whole keys were added to the filter (RocksDB's default).
+    /// Whether whole keys were added to the filter (RocksDB's default), as
+    /// the file records it. A file that does not record it is taken as
+    /// whole-key unless its comparator is one this library does not know
+    /// and it names no prefix extractor either (a Pebble v2 file written
+    /// with a `Split` comparer, whose filter holds prefixes): then false,
+    /// and every key may match. Such a file's filter stays readable through
+    /// [`Sst::filter`] for a caller that can form the prefixes itself.
     pub fn whole_key_filtering(&self) -> bool {
         self.whole_key_filtering
     }

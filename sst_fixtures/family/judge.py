@@ -7,7 +7,8 @@ For every OUTDIR/<writer>/manifest.jsonl (the contract of
 `candidates` (or, when the writer judged its own files, `probes`) file, and
 adds to the row either `"rocksdb78_probes": "<case>.rocksdb78"` (lines
 `<hex key> <in_file> <found> <filter_rejected>`) or `"rocksdb78_refused":
-"<why>"`. Prints one summary line per writer. Exit status 1 if the judge
+"<why>"`, and `"rocksdb78_imported": "<why ingestion refused>"` when the
+file was imported instead. Prints one summary line per writer. Exit status 1 if the judge
 fails or RocksDB finds an absent key; files RocksDB refuses, or whose written
 keys it does not find, are reported, not failures (tests/matrix.rs decides
 what they mean for this library).
@@ -21,12 +22,14 @@ import tempfile
 
 
 def prefix_spec(name):
-    if not name:
-        return "-"
+    """The extractor verdict78 opens its DB with: the file's, when RocksDB
+    has it; else none, as a RocksDB user without it reads the file (RocksDB
+    skips a prefix filter whose extractor name is not its own: Pebble v1
+    names its Split comparer there)."""
     for kind, spec in (("rocksdb.FixedPrefix.", "fixed:"), ("rocksdb.CappedPrefix.", "capped:")):
-        if name.startswith(kind):
+        if name and name.startswith(kind):
             return spec + name[len(kind):]
-    raise SystemExit(f"judge.py: no RocksDB 7.8.3 prefix extractor for {name!r}")
+    return "-"
 
 
 def main():
@@ -49,10 +52,15 @@ def main():
         rows = [json.loads(l) for l in open(manifest) if l.strip()]
         tasks, by_file = [], {}
         for r in rows:
+            for k in ("rocksdb78_probes", "rocksdb78_refused", "rocksdb78_imported"):
+                r.pop(k, None)
             cand = r.get("candidates") or r.get("probes")
             sst = os.path.join(wdir, r["file"])
             res = os.path.join(wdir, r["case"] + ".rocksdb78")
-            wk = "1" if r.get("whole_key_filtering", True) else "0"
+            # The forks' rows give the options their writer used; a Pebble
+            # file has no RocksDB options: a reader with RocksDB's defaults
+            # (whole-key filtering on, narrowed by what the file records).
+            wk = "1" if r.get("whole_key_filtering", True) or r.get("pebble_version") else "0"
             tasks.append("\t".join([sst, os.path.join(wdir, cand), prefix_spec(r.get("prefix_extractor")), wk, res]))
             by_file[sst] = (r, os.path.basename(res))
         work = tempfile.mkdtemp(prefix="verdict78-", dir=build)
@@ -61,17 +69,19 @@ def main():
         if p.returncode != 0:
             sys.stderr.write(p.stderr)
             raise SystemExit(f"judge.py: verdict78 failed on {writer} (exit {p.returncode})")
-        refused = absent = rejected = missed = 0
+        refused = imported = absent = rejected = missed = 0
         for line in p.stdout.splitlines():
             word, sst, rest = (line.split(" ", 2) + [""])[:3]
             r, res = by_file[sst]
+            if word == "IMPORTED":
+                r["rocksdb78_imported"] = rest
+                imported += 1
+                continue
             if word == "REFUSED":
                 r["rocksdb78_refused"] = rest
-                r.pop("rocksdb78_probes", None)
                 refused += 1
                 continue
             r["rocksdb78_probes"] = res
-            r.pop("rocksdb78_refused", None)
             for l in open(os.path.join(wdir, res)):
                 key, in_file, found, rej = l.split()
                 if in_file == "1":
@@ -87,7 +97,7 @@ def main():
                 f.write(json.dumps(r) + "\n")
         os.replace(manifest + ".tmp", manifest)
         print(
-            f"{writer}: judged by RocksDB 7.8.3: {len(rows)} files, {refused} refused, "
+            f"{writer}: judged by RocksDB 7.8.3: {len(rows)} files, {refused} refused, {imported} imported (ingestion refused), "
             f"{rejected} of {absent} absent keys rejected by its filter, {missed} written keys not found"
         )
     sys.exit(1 if bad else 0)

@@ -15,9 +15,16 @@
 // rocksdb.bloom.filter.useful or rocksdb.bloom.filter.prefix.useful (7.8.3
 // counts a prefix-filter rejection of a Get under the former).
 //
-// Prints per file "OK <SST> <absent> <rejected>" or "REFUSED <SST> <why>"
-// (ingestion failed: RocksDB does not accept the file). Exit 0 unless the
-// judge itself failed.
+// A file ingestion refuses is imported instead (CreateColumnFamilyWithImport
+// at level 6, sequence numbers 0: what a tool that has the file but not its
+// DB does; import does not ask for the rocksdb.external_sst_file.version
+// property, which Pebble v2 does not write), and the keys are asked in the
+// imported column family.
+//
+// Prints per file "OK <SST> <absent> <rejected>", preceded by "IMPORTED <SST>
+// <why ingestion refused>" when imported, or "REFUSED <SST> <why>" (neither
+// ingestion nor import accepted it: RocksDB does not read the file). Exit 0
+// unless the judge itself failed.
 //
 // Build: g++ -O2 -std=c++17 -o verdict78 verdict78.cc -lrocksdb (Debian's
 // librocksdb-dev 7.8.3).
@@ -61,6 +68,13 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   std::istringstream in(s);
   while (std::getline(in, cur, sep)) out.push_back(cur);
   return out;
+}
+
+std::string OneLine(const rocksdb::Status& s) {
+  std::string why = s.ToString();
+  for (char& c : why)
+    if (c == '\n') c = ' ';
+  return why;
 }
 
 }  // namespace
@@ -109,12 +123,31 @@ int main(int argc, char** argv) {
     rocksdb::IngestExternalFileOptions io;
     io.move_files = false;
     s = db->IngestExternalFile({sst}, io);
+    rocksdb::ColumnFamilyHandle* cf = db->DefaultColumnFamily();
+    rocksdb::ColumnFamilyHandle* imported = nullptr;
     if (!s.ok()) {
-      std::string why = s.ToString();
-      for (char& c : why)
-        if (c == '\n') c = ' ';
-      std::printf("REFUSED %s %s\n", sst.c_str(), why.c_str());
-    } else {
+      std::string why = OneLine(s);
+      rocksdb::ExportImportFilesMetaData meta;
+      meta.db_comparator_name = o.comparator->Name();
+      rocksdb::LiveFileMetaData file;
+      const size_t slash = sst.rfind('/');
+      file.db_path = slash == std::string::npos ? "." : sst.substr(0, slash);
+      file.name = sst.substr(slash == std::string::npos ? 0 : slash + 1);
+      file.column_family_name = "imported";
+      file.level = 6;
+      file.smallest_seqno = file.largest_seqno = 0;
+      meta.files.push_back(file);
+      rocksdb::Status si =
+          db->CreateColumnFamilyWithImport(rocksdb::ColumnFamilyOptions(o), "imported", rocksdb::ImportColumnFamilyOptions(), meta, &imported);
+      if (si.ok()) {
+        std::printf("IMPORTED %s %s\n", sst.c_str(), why.c_str());
+        cf = imported;
+        s = si;
+      } else {
+        std::printf("REFUSED %s %s; import: %s\n", sst.c_str(), why.c_str(), OneLine(si).c_str());
+      }
+    }
+    if (s.ok()) {
       std::ifstream in(cand);
       std::ofstream out(out_path);
       if (!in || !out) {
@@ -131,7 +164,7 @@ int main(int argc, char** argv) {
         }
         uint64_t before = o.statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) +
                           o.statistics->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
-        rocksdb::Status g = db->Get(rocksdb::ReadOptions(), key, &value);
+        rocksdb::Status g = db->Get(rocksdb::ReadOptions(), cf, key, &value);
         uint64_t after = o.statistics->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) +
                          o.statistics->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
         if (!g.ok() && !g.IsNotFound()) {
@@ -147,6 +180,7 @@ int main(int argc, char** argv) {
       }
       std::printf("OK %s %ld %ld\n", sst.c_str(), absent, rejected_absent);
     }
+    if (imported) db->DestroyColumnFamilyHandle(imported);
     delete db;
     rocksdb::DestroyDB(dbdir, o);
   }

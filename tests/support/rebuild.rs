@@ -4,6 +4,17 @@
 
 use rocksfilter::{FilterBuilder, Policy, Sst};
 
+/// A filter block over these entries, in order (a writer that adds what it
+/// chose, e.g. Pebble's `Split` prefixes).
+#[allow(dead_code)]
+pub fn entries<'k>(entries: impl Iterator<Item = &'k [u8]>, policy: Policy, bits_per_key: f64) -> Vec<u8> {
+    let mut b = FilterBuilder::new(policy, bits_per_key).unwrap();
+    for e in entries {
+        b.add_key(e);
+    }
+    b.finish().unwrap()
+}
+
 /// What RocksDB's full-filter builder adds for each key, in order
 /// (`FullFilterBlockBuilder::Add`): the key and/or its prefix.
 ///
