@@ -13,7 +13,8 @@ package rocksfilter_test
 //
 // Sub-benchmark names are <target>/<impl>: targets filter_bloom and
 // filter_ribbon (1M keys, as the other benchmarks), sst_* (bench_sst_test.go);
-// impls go_single, go_batch (MayMatchBatchInto, 4096 keys), c_single
+// impls go_single, go_batch (MayMatchBatchInto, 4096 keys), go_arena
+// (MayMatchPackedInto: one buffer plus offsets, 4096 keys), c_single
 // (rocksfilter_*_may_match in a C loop), c_batch (rocksfilter_*_may_match_batch,
 // pointer arrays, 4096 keys) and c_packed (rocksfilter_*_may_match_packed,
 // the call the Go batch makes, 4096 keys).
@@ -37,6 +38,7 @@ const (
 type querier struct {
 	single func([]byte) bool
 	into   func([]bool, [][]byte)
+	packed func([]bool, []byte, []uint64) error
 	c      interface {
 		Run(mode cbench.Mode, k *cbench.Keys, batch, first, count int) int
 	}
@@ -65,6 +67,20 @@ func benchBindings(b *testing.B, q querier, probe [][]byte) {
 		b.ReportAllocs()
 		for b.Loop() {
 			q.into(out, probe[off:off+benchBatch])
+			off = (off + benchBatch) & mask
+		}
+		reportPerKey(b, benchBatch)
+	})
+	b.Run("go_arena", func(b *testing.B) {
+		// MayMatchPackedInto over the probe keys as one key arena.
+		arena, offs := arenaOf(probe, 0)
+		out := make([]bool, benchBatch)
+		off := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := q.packed(out, arena, offs[off:off+benchBatch+1]); err != nil {
+				b.Fatal(err)
+			}
 			off = (off + benchBatch) & mask
 		}
 		reportPerKey(b, benchBatch)
@@ -99,7 +115,7 @@ func BenchmarkBindings(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cf.Close()
-			benchBindings(b, querier{single: f.MayMatch, into: f.MayMatchBatchInto, c: cf}, bench.probe)
+			benchBindings(b, querier{single: f.MayMatch, into: f.MayMatchBatchInto, packed: f.MayMatchPackedInto, c: cf}, bench.probe)
 		})
 	}
 	benchSSTs(b)
@@ -111,7 +127,8 @@ func BenchmarkBindings(b *testing.B) {
 // machine. Each iteration queries cLoopBatches batches of 4096 keys with
 // each of: Go MayMatchBatchInto on the probe keys as they lie (one arena,
 // contiguous), Go MayMatchBatchInto on the same keys each in its own
-// allocation (scattered), C rocksfilter_*_may_match_packed and C
+// allocation (scattered), Go MayMatchPackedInto on them as one arena with
+// offsets (arena), C rocksfilter_*_may_match_packed and C
 // rocksfilter_*_may_match_batch. Metrics: ns/key of each, and go/c_packed
 // and go/c_batch ratios (summed over the run).
 func benchPaired(b *testing.B, q querier, probe [][]byte, ck *cbench.Keys) {
@@ -120,9 +137,20 @@ func benchPaired(b *testing.B, q querier, probe [][]byte, ck *cbench.Keys) {
 	for i, k := range probe {
 		scattered[i] = append(make([]byte, 0, len(k)), k...)
 	}
+	arena, offs := arenaOf(probe, 0)
 	out := make([]bool, benchBatch)
 	const count = cLoopBatches * benchBatch
-	var tGo, tScat, tPacked, tBatch time.Duration
+	var tGo, tScat, tArena, tPacked, tBatch time.Duration
+	arenaRun := func(off int) time.Duration {
+		t := time.Now()
+		for j := 0; j < cLoopBatches; j++ {
+			o := (off + j*benchBatch) & mask
+			if err := q.packed(out, arena, offs[o:o+benchBatch+1]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(t)
+	}
 	goRun := func(keys [][]byte, off int) time.Duration {
 		t := time.Now()
 		for j := 0; j < cLoopBatches; j++ {
@@ -143,11 +171,13 @@ func benchPaired(b *testing.B, q querier, probe [][]byte, ck *cbench.Keys) {
 		if iter%2 == 0 {
 			tGo += goRun(probe, off)
 			tScat += goRun(scattered, off)
+			tArena += arenaRun(off)
 			tPacked += cRun(cbench.Packed, off)
 			tBatch += cRun(cbench.Batch, off)
 		} else {
 			tBatch += cRun(cbench.Batch, off)
 			tPacked += cRun(cbench.Packed, off)
+			tArena += arenaRun(off)
 			tScat += goRun(scattered, off)
 			tGo += goRun(probe, off)
 		}
@@ -158,6 +188,8 @@ func benchPaired(b *testing.B, q querier, probe [][]byte, ck *cbench.Keys) {
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(float64(tGo.Nanoseconds())/keys, "go_ns/key")
 	b.ReportMetric(float64(tScat.Nanoseconds())/keys, "go_scattered_ns/key")
+	b.ReportMetric(float64(tArena.Nanoseconds())/keys, "go_arena_ns/key")
+	b.ReportMetric(float64(tArena)/float64(tPacked), "go_arena/c_packed")
 	b.ReportMetric(float64(tPacked.Nanoseconds())/keys, "c_packed_ns/key")
 	b.ReportMetric(float64(tBatch.Nanoseconds())/keys, "c_batch_ns/key")
 	b.ReportMetric(float64(tGo)/float64(tPacked), "go/c_packed")

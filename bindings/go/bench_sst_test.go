@@ -115,7 +115,7 @@ func benchSSTs(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer cs.Close()
-			benchBindings(b, querier{single: s.MayMatch, into: s.MayMatchBatchInto, c: cs}, sstBench.probe)
+			benchBindings(b, querier{single: s.MayMatch, into: s.MayMatchBatchInto, packed: s.MayMatchPackedInto, c: cs}, sstBench.probe)
 		})
 	}
 }

@@ -446,3 +446,75 @@ func (c *cBuf) release() {
 		panic("rocksfilter: cBuf released too often")
 	}
 }
+
+// MayMatchPackedInto answers MayMatch for keys that already live in one
+// buffer, as an engine's key arena holds them: key i is
+// buf[offs[i]:offs[i+1]], so offs has one entry more than there are keys
+// (offs[0] need not be 0), and out[i] answers key i. buf and offs go to the
+// one C call as they are: nothing is packed, copied or allocated, so this
+// is the cheapest batch call when keys are in one buffer already (use
+// [Filter.MayMatchBatchInto] for a [][]byte). It panics if out has fewer
+// than len(offs)-1 entries. Offsets that decrease or pass len(buf) are an
+// error matching [ErrInvalidArgument]; on any error (and on a closed
+// filter, [ErrClosed]) every answer is true, never a false negative.
+func (f *Filter) MayMatchPackedInto(out []bool, buf []byte, offs []uint64) error {
+	err := packedInto("Filter.MayMatchPackedInto", out, buf, offs, f != nil && f.ptr != nil,
+		func(bp *C.uint8_t, bn C.size_t, op *C.size_t, n C.size_t, res *C.bool, msg **C.char) C.rocksfilter_status {
+			return C.rocksfilter_filter_may_match_packed(f.ptr, bp, bn, op, n, res, msg)
+		})
+	runtime.KeepAlive(f)
+	return err
+}
+
+// packedInto is the body of the MayMatchPackedInto calls (Filter and SST):
+// one C call on the caller's buffer and offsets (C's size_t is 64 bits on
+// every platform this binding builds for, checked below; elsewhere the
+// offsets are converted into a temporary slice).
+func packedInto(method string, out []bool, buf []byte, offs []uint64, open bool,
+	call func(bp *C.uint8_t, bn C.size_t, op *C.size_t, n C.size_t, res *C.bool, msg **C.char) C.rocksfilter_status) error {
+	if len(offs) == 0 {
+		return nil
+	}
+	n := len(offs) - 1
+	if len(out) < n {
+		panic("rocksfilter: " + method + ": len(out) = " + strconv.Itoa(len(out)) +
+			" < len(offs)-1 = " + strconv.Itoa(n))
+	}
+	if n == 0 {
+		return nil
+	}
+	res := out[:n]
+	var err error
+	if !open {
+		err = closedError(method)
+	} else {
+		var op *C.size_t
+		if unsafe.Sizeof(C.size_t(0)) == unsafe.Sizeof(uint64(0)) {
+			// Same size and representation: the C call reads the uint64s
+			// as size_t (a Go pointer to memory holding no Go pointers).
+			op = (*C.size_t)(unsafe.Pointer(&offs[0]))
+		} else {
+			c := make([]C.size_t, len(offs))
+			for i, o := range offs {
+				c[i] = C.size_t(o)
+			}
+			op = &c[0]
+		}
+		bp, bn := keyArg(buf)
+		rp := (*C.bool)(unsafe.Pointer(&res[0]))
+		// No errptr on the first call (taking a message's address through
+		// the func value would allocate on every call); a failure, which
+		// changes nothing, is asked again for its message.
+		if st := call(bp, bn, op, C.size_t(n), rp, nil); st == C.ROCKSFILTER_OK {
+			return nil
+		}
+		var msg *C.char
+		err = statusError(method, call(bp, bn, op, C.size_t(n), rp, &msg), msg)
+		runtime.KeepAlive(offs)
+		runtime.KeepAlive(buf)
+	}
+	for i := range res {
+		res[i] = true
+	}
+	return err
+}

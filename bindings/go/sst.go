@@ -205,6 +205,21 @@ func (s *SST) MayMatchBatchInto(out []bool, keys [][]byte) {
 	runtime.KeepAlive(s)
 }
 
+// MayMatchPackedInto is [Filter.MayMatchPackedInto] for the SST: key i is
+// buf[offs[i]:offs[i+1]] (an engine's key arena, passed to the one C call
+// as it is: no packing, no copy), out[i] answers it exactly as MayMatch
+// would. It panics if out has fewer than len(offs)-1 entries; bad offsets
+// are an error matching [ErrInvalidArgument], and on any error (or a closed
+// SST) every answer is true.
+func (s *SST) MayMatchPackedInto(out []bool, buf []byte, offs []uint64) error {
+	err := packedInto("SST.MayMatchPackedInto", out, buf, offs, s != nil && s.ptr != nil,
+		func(bp *C.uint8_t, bn C.size_t, op *C.size_t, n C.size_t, res *C.bool, msg **C.char) C.rocksfilter_status {
+			return C.rocksfilter_sst_may_match_packed(s.ptr, bp, bn, op, n, res, msg)
+		})
+	runtime.KeepAlive(s)
+	return err
+}
+
 // PrefixMayMatch reports whether the file can hold a key with this prefix,
 // given exactly as the file's prefix extractor produces it. The error
 // matches [ErrNotSupported] when the file has no prefix filter and

@@ -89,6 +89,20 @@ func TestSSTMayMatchBatchEqualsSingle(t *testing.T) {
 			if allocs != 0 {
 				t.Errorf("MayMatchBatchInto allocates %v times per call, want 0", allocs)
 			}
+			// The same probes as a key arena: one buffer and its offsets.
+			arena, offs := arenaOf(probe, 3)
+			packed := make([]bool, len(probe))
+			if err := s.MayMatchPackedInto(packed, arena, offs); err != nil {
+				t.Fatalf("MayMatchPackedInto: %v", err)
+			}
+			for i := range probe {
+				if packed[i] != want[i] {
+					t.Fatalf("MayMatchPackedInto[%d] (%q) = %v, MayMatch says %v", i, probe[i], packed[i], want[i])
+				}
+			}
+			if a := testing.AllocsPerRun(50, func() { _ = s.MayMatchPackedInto(packed, arena, offs[:4097]) }); a != 0 {
+				t.Errorf("MayMatchPackedInto allocates %v times per call, want 0", a)
+			}
 			t.Logf("%d probes: batch == single; %d rejected", len(probe), rejected)
 			if c.typ != rocksfilter.SSTFilterNone && rejected < numAbsent/2 {
 				t.Errorf("only %d of %d absent keys rejected", rejected, numAbsent)
