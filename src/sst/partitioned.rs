@@ -149,6 +149,14 @@ impl<'a> Partitions<'a> {
         }
     }
 
+    /// The partitions a query for `key` can land on (None: every one, an
+    /// unknown comparator; empty: "may match" at once). For benchmarks of
+    /// the lookup alone (`benches/partitioned.rs`).
+    #[doc(hidden)]
+    pub fn candidates_for_key(&self, key: &[u8]) -> Option<Range<usize>> {
+        self.key_candidates(key)
+    }
+
     /// How many partitions a prefix query consults (0 when there are more
     /// than [`super::MAX_PARTITIONS_PER_QUERY`] and it answers "may match" at once;
     /// every partition for an unknown comparator). For tests of the bound.
