@@ -478,30 +478,68 @@ uint64_t RunQueries(const std::string& o, bool ours, rocksfilter_filter* f,
 // (multiply-shift, as FastLocalBloom does), prefetch it, then load it; in
 // batches of kMaxBatch so the loads overlap as in a batched query. One
 // cache line per key is the least any of these formats can touch (a
-// FastLocalBloom query reads exactly one; a Ribbon query one or two), and
-// one hash per key the least any can compute. For query_hashed the hash is
-// given, so its floor is the loads alone.
-uint64_t FloorQueries(bool hashed, const uint8_t* block, size_t block_len, size_t c0, size_t c1,
-                      size_t len, const std::vector<char>& keys,
+// FastLocalBloom query reads exactly one), and one hash per key the least
+// any can compute. For query_hashed the hash is given, so its floor is the
+// loads alone.
+//
+// window > 64: Ribbon's floor. A Standard128Ribbon query must read its
+// whole window, 2 x num_columns 16-byte segments from a random segment
+// (224 bytes, 4-5 lines, at 10 bits/key), so its floor is the hash plus
+// those lines: the window's first and last line prefetched (as both
+// libraries do; the hardware prefetcher follows the ones between), then
+// one 8-byte load from every line it spans. What a Ribbon query costs
+// beyond that is its arithmetic (rehash, start, the parity of each
+// column), which bench/compare prints as ours - floor.
+uint64_t FloorQueries(bool hashed, const uint8_t* block, size_t block_len, size_t window, size_t c0,
+                      size_t c1, size_t len, const std::vector<char>& keys,
                       const std::vector<uint64_t>& hashes) {
-  const uint64_t lines = block_len / 64 ? block_len / 64 : 1;
   uint64_t acc = 0;
   const uint8_t* lineptr[kMaxBatch];
+  const bool wide = window > 64;
+  // Random starts: 64-byte lines, or 16-byte segments leaving room for the
+  // window (the 5-byte trailer is no filter data).
+  const size_t payload = block_len > 5 ? block_len - 5 : block_len;
+  const uint64_t starts = wide ? (payload > window ? (payload - window) / 16 : 1) : (block_len / 64 ? block_len / 64 : 1);
+  const size_t unit = wide ? 16 : 64;
   for (size_t i = c0; i < c1; i += kMaxBatch) {
     size_t m = std::min(kMaxBatch, c1 - i);
     for (size_t j = 0; j < m; ++j) {
       uint64_t h = hashed ? hashes[i + j] : GetSliceHash64(Slice(keys.data() + (i + j) * len, len));
-      uint64_t line = static_cast<uint64_t>((static_cast<unsigned __int128>(h) * lines) >> 64);
-      lineptr[j] = block + line * 64;
+      uint64_t at = static_cast<uint64_t>((static_cast<unsigned __int128>(h) * starts) >> 64);
+      lineptr[j] = block + at * unit;
       __builtin_prefetch(lineptr[j]);
+      if (wide) __builtin_prefetch(lineptr[j] + window - 1);
     }
     for (size_t j = 0; j < m; ++j) {
       uint64_t w;
-      memcpy(&w, lineptr[j], 8);
+      if (!wide) {
+        memcpy(&w, lineptr[j], 8);
+        acc += w;
+        continue;
+      }
+      // Every line the window spans: from its first byte in 64-byte steps,
+      // and its last segment.
+      for (size_t o = 0; o + 8 <= window; o += 64) {
+        memcpy(&w, lineptr[j] + o, 8);
+        acc += w;
+      }
+      memcpy(&w, lineptr[j] + window - 8, 8);
       acc += w;
     }
   }
   return acc;
+}
+
+// The floor's window for a filter (see FloorQueries): 64 for Bloom; for
+// Ribbon, 2 x the upper number of columns x 16 bytes (the window spans two
+// 128-slot blocks unless it starts at a block's first slot).
+size_t FloorWindow(const rocksfilter_filter* f) {
+  rocksfilter_filter_info info{};
+  if (rocksfilter_filter_get_info(f, &info) != ROCKSFILTER_OK || info.num_blocks == 0) return 64;
+  const uint64_t payload = info.bytes > 5 ? info.bytes - 5 : 0;
+  const uint64_t per_block = static_cast<uint64_t>(info.num_blocks) * 16;  // bytes per column
+  const uint64_t upper_cols = (payload + per_block - 1) / per_block;
+  return static_cast<size_t>(2 * upper_cols * 16);
 }
 
 }  // namespace
@@ -635,7 +673,7 @@ int main(int argc, char** argv) {
             size_t c0 = ((ci + who * stride) % nch) * kChunk, c1 = std::min(qn, c0 + kChunk);
             double t1 = NowNs();
             if (who == 2) {
-              g_sink += FloorQueries(false, c.data, out_len, c0, c1, len, q, hashes);
+              g_sink += FloorQueries(false, c.data, out_len, 64, c0, c1, len, q, hashes);
             } else {
               uint64_t hits = RunQueries("query_batch", who == 0, c.f, c.r.get(), c0, c1, len, q, q,
                                          ptrs, lens, slice_ptrs, hashes, res.get());
@@ -749,6 +787,7 @@ int main(int argc, char** argv) {
     else owned.reset(new RocksBloomReader(rb, rocks_block.size()));
     FilterBitsReader* volatile opaque = owned.get();  // virtual calls, as in RocksDB
     FilterBitsReader* rreader = opaque;
+    const size_t window = FloorWindow(f);
 
     for (const char* op : {"build", "query_hit", "query_miss", "query_batch", "query_hashed", "hash"}) {
       if (!Has(ops, op)) continue;
@@ -794,7 +833,7 @@ int main(int argc, char** argv) {
                   if (o == "hash") continue;
                   const std::vector<char>& fkeys = o == "query_miss" ? miss : qhit;
                   double t2 = NowNs();
-                  g_sink += FloorQueries(o == "query_hashed", rocks_block.data(), rocks_block.size(), c0,
+                  g_sink += FloorQueries(o == "query_hashed", rocks_block.data(), rocks_block.size(), window, c0,
                                          c1, len, fkeys, hit_hashes);
                   s.floor.push_back((NowNs() - t2) / (c1 - c0));
                   continue;
@@ -831,8 +870,9 @@ int main(int argc, char** argv) {
       std::string floor_fields;
       if (!s.floor.empty()) {
         double mf = Median(s.floor);
-        char buf[96];
-        snprintf(buf, sizeof buf, ",\"floor_ns\":%.2f,\"ours_floor\":%.3f", mf, mo / mf);
+        char buf[160];
+        snprintf(buf, sizeof buf, ",\"floor_ns\":%.2f,\"ours_floor\":%.3f,\"floor_window\":%zu", mf, mo / mf,
+                 window);
         floor_fields = buf;
       }
       printf("{\"filter\":\"%s\",\"op\":\"%s\",\"keys\":%zu,\"key_len\":%zu,"
