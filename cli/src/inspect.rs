@@ -187,7 +187,16 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
             println!("estimated FP rate:  {:.4}% (RocksDB's estimate)", 100.0 * fp);
         }
     }
-    println!("whole-key filter:   {}", sst.whole_key_filtering());
+    // Say why when the file does not record it (Sst::whole_key_filtering).
+    let why = match (sst.properties().whole_key_filtering, sst.whole_key_filtering()) {
+        (Some(_), _) => "",
+        (None, true) => " (not recorded: RocksDB's default)",
+        (None, false) => {
+            " (not recorded, and the comparator is not one this library knows: taken as a filter of prefixes, \
+             as Pebble v2 writes with a Split comparer; every key may match)"
+        }
+    };
+    println!("whole-key filter:   {}{why}", sst.whole_key_filtering());
     println!("prefix extractor:   {prefix}");
     let st = sst.open_stats();
     println!(

@@ -190,3 +190,27 @@ fn size_prints_the_readme_example() {
         assert_eq!(r["meets_target"], true, "{r}");
     }
 }
+
+#[path = "../../tests/support/craft.rs"]
+mod craft;
+
+/// `inspect` says why a file that does not record whole-key filtering is
+/// read as it is: RocksDB's default, or (an unknown comparator, Pebble v2's
+/// Split files) a filter of prefixes where every key may match.
+#[test]
+fn inspect_explains_an_unrecorded_whole_key_setting() {
+    let keys: Vec<Vec<u8>> = (0..2000).map(|i| format!("tbl/{i:08x}").into_bytes()).collect();
+    let base = craft::Crafted::synthetic(&keys, rocksfilter::Policy::Bloom, None);
+    let plain = tmp("plain.sst");
+    std::fs::write(&plain, base.finish()).unwrap();
+    let (ok, stdout, stderr) = rf(&["inspect", plain.to_str().unwrap()]);
+    assert!(ok && stdout.contains("whole-key filter:   true (not recorded: RocksDB's default)"), "{stdout}{stderr}");
+    let mut pebble = base.clone();
+    pebble.edit_property("rocksdb.comparator", b"cockroach_comparator".to_vec());
+    let split = tmp("split.sst");
+    std::fs::write(&split, pebble.finish()).unwrap();
+    let (ok, stdout, stderr) = rf(&["inspect", split.to_str().unwrap()]);
+    assert!(ok && stdout.contains("whole-key filter:   false (not recorded, and the comparator is not one this library knows"), "{stdout}{stderr}");
+    let (_, stdout, _) = rf(&["query", split.to_str().unwrap(), "absent-key"]);
+    assert!(stdout.contains("may match"), "{stdout}");
+}
