@@ -14,10 +14,11 @@ use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use jni::objects::{JByteArray, JClass, JLongArray, JObject, JThrowable, JValue, ReleaseMode};
+use jni::objects::{JByteArray, JClass, JLongArray, JObject, JString, JThrowable, JValue, ReleaseMode};
 use jni::sys::{jboolean, jdouble, jint, jlong, jstring};
 use jni::JNIEnv;
 
+use crate::ffi::rocksfilter_sst;
 use crate::ffi::{self, rocksfilter_builder, rocksfilter_filter, ROCKSFILTER_INTERNAL};
 
 /// Why an entry point did not return normally.
@@ -352,34 +353,39 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchPacked
     n: jint,
 ) -> jni::sys::jbyteArray {
     run(&mut env, ptr::null_mut(), |env| {
-        let n = usize::try_from(n).map_err(|_| {
-            Failure::Status(
-                ffi::ROCKSFILTER_INVALID_ARGUMENT,
-                Some(format!("invalid argument: n = {n}")),
-            )
-        })?;
-        let mut offs = vec![0i64; n + 1];
-        env.get_long_array_region(&offsets, 0, &mut offs)?;
-        let offs: Vec<usize> = offs.iter().map(|&o| o as usize).collect();
-        let mut results = vec![false; n];
-        // SAFETY: f is a live filter (see filterMayMatch); buf is valid during
-        // the call, offs holds n + 1 offsets, results n writable bools.
-        with_bytes(env, &buf, |b| {
-            call(|err| unsafe {
-                ffi::rocksfilter_filter_may_match_packed(
-                    filter_ptr(f),
-                    b.as_ptr(),
-                    b.len(),
-                    offs.as_ptr(),
-                    n,
-                    results.as_mut_ptr(),
-                    err,
-                )
-            })
-        })??;
-        let bytes: Vec<u8> = results.iter().map(|&r| r as u8).collect();
-        Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+        packed(env, filter_ptr(f), &buf, &offsets, n, ffi::rocksfilter_filter_may_match_packed)
     })
+}
+
+/// A C packed-batch function (`rocksfilter_filter_may_match_packed`,
+/// `rocksfilter_sst_may_match_packed`).
+type PackedFn<T> = unsafe extern "C" fn(*const T, *const u8, usize, *const usize, usize, *mut bool, *mut *mut c_char) -> u32;
+
+/// The body of both packed-batch entry points: copies the offsets, calls
+/// `query` on the keys in place, returns one byte per answer.
+fn packed<'l, T>(
+    env: &mut JNIEnv<'l>,
+    handle: *const T,
+    buf: &JByteArray<'_>,
+    offsets: &JLongArray<'_>,
+    n: jint,
+    query: PackedFn<T>,
+) -> Res<jni::sys::jbyteArray> {
+    let n = usize::try_from(n)
+        .map_err(|_| Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some(format!("invalid argument: n = {n}"))))?;
+    let mut offs = vec![0i64; n + 1];
+    env.get_long_array_region(offsets, 0, &mut offs)?;
+    // A negative offset becomes a huge one, which the C call refuses.
+    let offs: Vec<usize> = offs.iter().map(|&o| o as usize).collect();
+    let mut results = vec![false; n];
+    // SAFETY: handle is a live filter or SST handle (the Java side checks it
+    // is open); buf is valid during the call, offs holds n + 1 offsets,
+    // results n writable bools.
+    with_bytes(env, buf, |b| {
+        call(|err| unsafe { query(handle, b.as_ptr(), b.len(), offs.as_ptr(), n, results.as_mut_ptr(), err) })
+    })??;
+    let bytes: Vec<u8> = results.iter().map(|&r| r as u8).collect();
+    Ok(env.byte_array_from_slice(&bytes)?.into_raw())
 }
 
 #[no_mangle]
@@ -439,6 +445,152 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterFree<'l>(
     // SAFETY: the Java side frees each filter exactly once (NativeRef).
     run(&mut env, (), |_| {
         unsafe { ffi::rocksfilter_filter_free(filter_ptr(f) as *mut rocksfilter_filter) };
+        Ok(())
+    })
+}
+
+// ---- sst ----
+
+fn sst_ptr(s: jlong) -> *const rocksfilter_sst {
+    s as usize as *const rocksfilter_sst
+}
+
+/// Opens the SST file at `path` (its bytes, as the FFM backend passes them:
+/// UTF-8); `flags` as rocksfilter_sst_open_opts takes them.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpen<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    path: JString<'l>,
+    flags: jint,
+) -> jlong {
+    run(&mut env, 0, |env| {
+        let path: String = env.get_string(&path)?.into();
+        let cpath = std::ffi::CString::new(path).map_err(|_| {
+            Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some("invalid argument: path holds a NUL byte".into()))
+        })?;
+        let mut out: *mut rocksfilter_sst = ptr::null_mut();
+        // SAFETY: cpath is NUL-terminated; out and errptr are valid slots.
+        call(|err| unsafe { ffi::rocksfilter_sst_open_opts(cpath.as_ptr(), flags as u32, &mut out, err) })?;
+        Ok(out as usize as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatch<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    key: JByteArray<'l>,
+) -> jboolean {
+    run(&mut env, 1, |env| {
+        // SAFETY: s is a live SST handle (the Java side checks it is open);
+        // the slice is valid during the call.
+        with_bytes(env, &key, |k| unsafe { ffi::rocksfilter_sst_may_match(sst_ptr(s), k.as_ptr(), k.len()) } as jboolean)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatchPacked<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    buf: JByteArray<'l>,
+    offsets: JLongArray<'l>,
+    n: jint,
+) -> jni::sys::jbyteArray {
+    run(&mut env, ptr::null_mut(), |env| packed(env, sst_ptr(s), &buf, &offsets, n, ffi::rocksfilter_sst_may_match_packed))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstPrefixMayMatch<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    prefix: JByteArray<'l>,
+) -> jboolean {
+    run(&mut env, 1, |env| {
+        let mut answer = true;
+        // SAFETY: s is a live SST handle (see sstMayMatch); the slice is
+        // valid during the call, answer and errptr are valid slots.
+        with_bytes(env, &prefix, |p| {
+            call(|err| unsafe { ffi::rocksfilter_sst_prefix_may_match(sst_ptr(s), p.as_ptr(), p.len(), &mut answer, err) })
+        })??;
+        Ok(answer as jboolean)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFilterType<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, s: jlong) -> jint {
+    // SAFETY: s is a live SST handle (see sstMayMatch).
+    run(&mut env, 0, |_| Ok(unsafe { ffi::rocksfilter_sst_filter_type(sst_ptr(s)) } as jint))
+}
+
+/// The full filter as a new filter handle (freed with filterFree), or 0
+/// when the file has none (NOT_FOUND is not an error here).
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFullFilter<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, s: jlong) -> jlong {
+    run(&mut env, 0, |_| {
+        let mut out: *mut rocksfilter_filter = ptr::null_mut();
+        // SAFETY: s is a live SST handle (see sstMayMatch); out and errptr are valid slots.
+        match call(|err| unsafe { ffi::rocksfilter_sst_full_filter(sst_ptr(s), &mut out, err) }) {
+            Err(Failure::Status(ffi::ROCKSFILTER_NOT_FOUND, _)) => Ok(0),
+            r => r.map(|()| out as usize as jlong),
+        }
+    })
+}
+
+/// The raw bytes of the table property `name`, or null when absent.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstProperty<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    name: JString<'l>,
+) -> jni::sys::jbyteArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let name: String = env.get_string(&name)?.into();
+        let Ok(cname) = std::ffi::CString::new(name) else { return Ok(ptr::null_mut()) };
+        let mut len = 0usize;
+        // SAFETY: s is a live SST handle (see sstMayMatch); cname is NUL-terminated, len a valid slot.
+        let p = unsafe { ffi::rocksfilter_sst_property(sst_ptr(s), cname.as_ptr(), &mut len) };
+        if p.is_null() {
+            return Ok(ptr::null_mut());
+        }
+        // SAFETY: a non-NULL result points to `len` bytes owned by the live handle.
+        let bytes = unsafe { std::slice::from_raw_parts(p, len) };
+        Ok(env.byte_array_from_slice(bytes)?.into_raw())
+    })
+}
+
+/// What the open read and what the handle keeps: {reads, bytesRead, bytesHeld}.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpenStats<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+) -> jni::sys::jlongArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let mut st = ffi::rocksfilter_sst_open_stats {
+            struct_size: std::mem::size_of::<ffi::rocksfilter_sst_open_stats>() as u32,
+            reserved: 0,
+            reads: 0,
+            bytes_read: 0,
+            bytes_held: 0,
+        };
+        // SAFETY: s is a live SST handle (see sstMayMatch); st is a valid, sized struct.
+        call(|err| unsafe { ffi::rocksfilter_sst_get_open_stats(sst_ptr(s), &mut st, err) })?;
+        let arr = env.new_long_array(3)?;
+        env.set_long_array_region(&arr, 0, &[st.reads as jlong, st.bytes_read as jlong, st.bytes_held as jlong])?;
+        Ok(arr.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFree<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, s: jlong) {
+    // SAFETY: the Java side frees each SST handle exactly once.
+    run(&mut env, (), |_| {
+        unsafe { ffi::rocksfilter_sst_free(sst_ptr(s) as *mut rocksfilter_sst) };
         Ok(())
     })
 }

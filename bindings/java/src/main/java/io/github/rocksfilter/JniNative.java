@@ -91,4 +91,28 @@ final class JniNative {
     static native byte[] filterBytes(long filter);
 
     static native void filterFree(long filter);
+
+    // ---- sst ----
+    /** {@code flags}: {@code rocksfilter_sst_open_opts}'s (1 = skip checksums). */
+    static native long sstOpen(String path, int flags);
+
+    static native boolean sstMayMatch(long sst, byte[] key);
+
+    /** As {@link #filterMayMatchPacked}, over an SST file's filter. */
+    static native byte[] sstMayMatchPacked(long sst, byte[] buf, long[] offsets, int n);
+
+    static native boolean sstPrefixMayMatch(long sst, byte[] prefix);
+
+    static native int sstFilterType(long sst);
+
+    /** The full filter as a new filter handle (free it with {@link #filterFree}), or 0 if none. */
+    static native long sstFullFilter(long sst);
+
+    /** The raw bytes of table property {@code name}, or {@code null} when absent. */
+    static native byte[] sstProperty(long sst, String name);
+
+    /** {reads, bytesRead, bytesHeld} of the open. */
+    static native long[] sstOpenStats(long sst);
+
+    static native void sstFree(long sst);
 }

@@ -166,6 +166,72 @@ class JniBackendTest {
         assertEquals("unknown status code 42: x", JniNative.exception(42, "x").getMessage());
     }
 
+    @Test
+    void sstFilesAnswerTheSame() throws Exception {
+        SstBatchTest.loadRocksDb();
+        SstBatchTest.tmp = tmp;
+        byte[][] probes = SstBatchTest.probes();
+        for (SstBatchTest.Config c : (Iterable<SstBatchTest.Config>) SstBatchTest.configs()::iterator) {
+            java.nio.file.Path path = SstBatchTest.write(c);
+            try (Sst sst = Sst.open(path)) {
+                long js = JniNative.sstOpen(path.toString(), 0);
+                try {
+                    assertEquals(sst.filterType().code(), JniNative.sstFilterType(js), c.name());
+                    boolean[] ffm = sst.mayMatchBatch(probes);
+                    byte[] packed = packed(js, probes, JniNative::sstMayMatchPacked);
+                    for (int i = 0; i < probes.length; i++) {
+                        assertEquals(ffm[i], JniNative.sstMayMatch(js, probes[i]), c.name() + " key " + i);
+                        assertEquals(ffm[i], packed[i] == 1, c.name() + " packed key " + i);
+                        if (probes[i].length >= 11) {
+                            byte[] prefix = Arrays.copyOf(probes[i], 11);
+                            assertEquals(outcome(() -> String.valueOf(sst.prefixMayMatch(prefix))),
+                                    outcome(() -> String.valueOf(JniNative.sstPrefixMayMatch(js, prefix))), c.name() + " prefix " + i);
+                        }
+                    }
+                    SstOpenStats st = sst.openStats();
+                    assertArrayEquals(new long[] {st.reads(), st.bytesRead(), st.bytesHeld()}, JniNative.sstOpenStats(js), c.name());
+                    assertArrayEquals(sst.property("rocksdb.comparator").orElseThrow(), JniNative.sstProperty(js, "rocksdb.comparator"), c.name());
+                    assertEquals(null, JniNative.sstProperty(js, "no.such.property"), c.name());
+                    long jf = JniNative.sstFullFilter(js);
+                    try {
+                        assertEquals(sst.fullFilter().map(f -> {
+                            try (f) {
+                                return Arrays.toString(f.bytes());
+                            }
+                        }).orElse("none"), jf == 0 ? "none" : Arrays.toString(JniNative.filterBytes(jf)), c.name());
+                    } finally {
+                        if (jf != 0) {
+                            JniNative.filterFree(jf);
+                        }
+                    }
+                } finally {
+                    JniNative.sstFree(js);
+                }
+            }
+        }
+        java.nio.file.Path missing = tmp.resolve("missing.sst");
+        RocksFilterException ffm = assertThrows(RocksFilterException.class, () -> Sst.open(missing));
+        RocksFilterException jni = assertThrows(RocksFilterException.class, () -> JniNative.sstOpen(missing.toString(), 0));
+        assertEquals(Status.IO_ERROR, jni.status());
+        assertEquals(ffm.getMessage(), jni.getMessage());
+        java.nio.file.Path garbage = tmp.resolve("garbage.sst");
+        byte[] sevens = new byte[100];
+        Arrays.fill(sevens, (byte) 7);
+        java.nio.file.Files.write(garbage, sevens);
+        RocksFilterException ffmBad = assertThrows(RocksFilterException.class, () -> Sst.open(garbage));
+        RocksFilterException jniBad = assertThrows(RocksFilterException.class, () -> JniNative.sstOpen(garbage.toString(), 0));
+        assertEquals(Status.CORRUPTION, jniBad.status());
+        assertEquals(ffmBad.getMessage(), jniBad.getMessage());
+    }
+
+    @org.junit.jupiter.api.io.TempDir
+    static java.nio.file.Path tmp;
+
+    /** A packed batch call: {@link JniNative#filterMayMatchPacked} or {@link JniNative#sstMayMatchPacked}. */
+    interface PackedCall {
+        byte[] call(long handle, byte[] buf, long[] offsets, int n);
+    }
+
     private static String outcome(Supplier<String> load) {
         try {
             return load.get();
@@ -175,6 +241,10 @@ class JniBackendTest {
     }
 
     private static byte[] packed(long filter, byte[][] keys) {
+        return packed(filter, keys, JniNative::filterMayMatchPacked);
+    }
+
+    private static byte[] packed(long handle, byte[][] keys, PackedCall call) {
         long[] offsets = new long[keys.length + 1];
         int total = 0;
         for (int i = 0; i < keys.length; i++) {
@@ -186,7 +256,7 @@ class JniBackendTest {
         for (int i = 0; i < keys.length; i++) {
             System.arraycopy(keys[i], 0, buf, (int) offsets[i], keys[i].length);
         }
-        return JniNative.filterMayMatchPacked(filter, buf, offsets, keys.length);
+        return call.call(handle, buf, offsets, keys.length);
     }
 
     private static byte[][] concat(byte[][] a, byte[][] b) {

@@ -56,6 +56,12 @@ public final class JniSmoke {
         } catch (RocksFilterException e) {
             System.out.println("NaN bits per key: " + e.status() + " \"" + e.getMessage() + "\"");
         }
+        try {
+            JniNative.sstOpen("missing.sst", 0);
+            System.out.println("missing.sst: no exception");
+        } catch (RocksFilterException e) {
+            System.out.println("missing.sst: " + e.status() + " \"" + e.getMessage() + "\"");
+        }
     }
 
     private static int batchCount(long filter, byte[][] keys) {
