@@ -42,6 +42,10 @@ pub mod internal_ffi {
 mod filter;
 mod format;
 mod hash;
+/// JNI entry points of the Java binding's JNI backend (not the C ABI).
+///
+/// cbindgen:ignore
+mod jni;
 mod mem;
 mod policy;
 mod ribbon;

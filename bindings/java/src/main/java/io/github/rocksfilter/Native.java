@@ -357,11 +357,7 @@ final class Native {
                 }
             }
         }
-        Status s = Status.fromCode(status);
-        if (s == Status.INTERNAL && status != Status.INTERNAL.code()) {
-            text = "unknown status code " + status + (text == null ? "" : ": " + text);
-        }
-        return new RocksFilterException(s, text);
+        return RocksFilterException.of(status, text);
     }
 
     /** Reads a NUL-terminated C string, or {@code null} for a NULL pointer. */

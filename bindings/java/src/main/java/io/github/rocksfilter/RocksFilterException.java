@@ -1,7 +1,5 @@
 package io.github.rocksfilter;
 
-import java.io.Serial;
-
 /**
  * A failed native call: carries the {@link Status} and the library's message.
  *
@@ -10,7 +8,6 @@ import java.io.Serial;
  * library owns that format; the Go binding shows the same text). The status is {@link #status()}.
  */
 public class RocksFilterException extends RuntimeException {
-    @Serial
     private static final long serialVersionUID = 1L;
 
     private final Status status;
@@ -25,6 +22,18 @@ public class RocksFilterException extends RuntimeException {
                 ? status.name() + " (the native library gave no message)" : nativeMessage);
         this.status = status;
         this.nativeMessage = nativeMessage;
+    }
+
+    /**
+     * The exception for a failed native call's C status code and message (both backends use it):
+     * an unknown code is {@link Status#INTERNAL} with the code in the message.
+     */
+    static RocksFilterException of(int code, String nativeMessage) {
+        Status s = Status.fromCode(code);
+        if (s == Status.INTERNAL && code != Status.INTERNAL.code()) {
+            nativeMessage = "unknown status code " + code + (nativeMessage == null ? "" : ": " + nativeMessage);
+        }
+        return new RocksFilterException(s, nativeMessage);
     }
 
     /** The native status. */

@@ -30,14 +30,12 @@ public enum Status {
 
     /** The status for a C value; unknown values map to {@link #INTERNAL}. */
     public static Status fromCode(int code) {
-        return switch (code) {
-            case 0 -> OK;
-            case 1 -> INVALID_ARGUMENT;
-            case 2 -> CORRUPTION;
-            case 3 -> NOT_SUPPORTED;
-            case 4 -> IO_ERROR;
-            case 5 -> NOT_FOUND;
-            default -> INTERNAL;
-        };
+        // A loop rather than a switch expression: this class is also compiled for Java 11 (JniNative).
+        for (Status s : values()) {
+            if (s.code == code) {
+                return s;
+            }
+        }
+        return INTERNAL;
     }
 }

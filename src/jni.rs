@@ -1,0 +1,596 @@
+//! JNI entry points of the Java binding's JNI backend (the class
+//! `io.github.rocksfilter.JniNative`, for JDKs without the Foreign Function
+//! & Memory API). They live in the same `librocksfilter.so` as the C ABI and
+//! call the C ABI's functions (`crate::ffi`), exactly as the FFM backend
+//! does, so both backends give the same answers, statuses and messages.
+//!
+//! Handles cross as `jlong` (the C ABI's pointers). **No panic crosses the
+//! JNI boundary:** every entry point runs its body in [`run`], which catches
+//! a panic and throws `RocksFilterException` (status `INTERNAL`); a failed
+//! C call throws `RocksFilterException` with the call's status and message.
+//! Not part of the C ABI: the header generator ignores this module.
+
+use std::ffi::{c_char, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use jni::objects::{JByteArray, JClass, JLongArray, JObject, JString, JThrowable, JValue, ReleaseMode};
+use jni::sys::{jboolean, jdouble, jint, jlong, jstring};
+use jni::JNIEnv;
+
+use crate::ffi::rocksfilter_sst;
+use crate::ffi::{self, rocksfilter_builder, rocksfilter_filter, ROCKSFILTER_INTERNAL};
+
+/// Why an entry point did not return normally.
+enum Failure {
+    /// A C call failed: its status and message.
+    Status(u32, Option<String>),
+    /// A JNI call failed; a Java exception may already be pending.
+    Jni(jni::errors::Error),
+}
+
+impl From<jni::errors::Error> for Failure {
+    fn from(e: jni::errors::Error) -> Self {
+        Failure::Jni(e)
+    }
+}
+
+type Res<T> = Result<T, Failure>;
+
+/// Runs `body`; on a failure or a panic throws the matching Java exception
+/// and returns `fallback` (which Java never sees: the exception is pending).
+fn run<'l, T>(
+    env: &mut JNIEnv<'l>,
+    fallback: T,
+    body: impl FnOnce(&mut JNIEnv<'l>) -> Res<T>,
+) -> T {
+    let failure = match catch_unwind(AssertUnwindSafe(|| body(env))) {
+        Ok(Ok(v)) => return v,
+        Ok(Err(f)) => f,
+        Err(_) => Failure::Status(
+            ROCKSFILTER_INTERNAL,
+            Some(
+                "internal error: panic inside rocksfilter's JNI entry point (please report)".into(),
+            ),
+        ),
+    };
+    // Throwing may itself fail (out of memory): then a Java exception is
+    // pending already, or the JVM is beyond help; never unwind either way.
+    let _ = catch_unwind(AssertUnwindSafe(|| throw(env, failure)));
+    fallback
+}
+
+fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
+    match failure {
+        Failure::Jni(jni::errors::Error::JavaException) => {} // already pending
+        Failure::Jni(e) => {
+            if !env.exception_check().unwrap_or(true) {
+                let _ = env.throw_new(
+                    "java/lang/IllegalStateException",
+                    format!("rocksfilter JNI: {e}"),
+                );
+            }
+        }
+        Failure::Status(status, msg) => {
+            let msg: JObject = match msg {
+                Some(m) => match env.new_string(m) {
+                    Ok(s) => s.into(),
+                    Err(_) => return,
+                },
+                None => JObject::null(),
+            };
+            // JniNative.exception(int, String) builds the RocksFilterException,
+            // with the same status mapping as the FFM backend.
+            let made = env.call_static_method(
+                "io/github/rocksfilter/JniNative",
+                "exception",
+                "(ILjava/lang/String;)Lio/github/rocksfilter/RocksFilterException;",
+                &[JValue::Int(status as jint), JValue::Object(&msg)],
+            );
+            if let Ok(Ok(obj)) = made.map(|v| v.l()) {
+                let _ = env.throw(JThrowable::from(obj));
+            }
+        }
+    }
+}
+
+/// Calls a C function taking an `errptr`; a non-OK status becomes
+/// [`Failure::Status`] with the message (freed here).
+fn call(f: impl FnOnce(*mut *mut c_char) -> u32) -> Res<()> {
+    let mut err: *mut c_char = ptr::null_mut();
+    let status = f(&mut err);
+    if status == 0 {
+        return Ok(());
+    }
+    let msg = (!err.is_null()).then(|| {
+        // SAFETY: a non-NULL errptr message is a NUL-terminated string the
+        // library allocated; read once, then freed exactly once.
+        let s = unsafe { CStr::from_ptr(err) }
+            .to_string_lossy()
+            .into_owned();
+        unsafe { ffi::rocksfilter_string_free(err) };
+        s
+    });
+    Err(Failure::Status(status, msg))
+}
+
+/// Runs `f` on the bytes of `arr` in place (a JNI critical region).
+fn with_bytes<R>(env: &mut JNIEnv<'_>, arr: &JByteArray<'_>, f: impl FnOnce(&[u8]) -> R) -> Res<R> {
+    if arr.is_null() {
+        return Err(Failure::Status(
+            ffi::ROCKSFILTER_INVALID_ARGUMENT,
+            Some("invalid argument: array is null".into()),
+        ));
+    }
+    // SAFETY: `f` makes no JNI call while the region is held (it only runs
+    // C-ABI code on the bytes), and the region is released before returning.
+    let elems = unsafe { env.get_array_elements_critical(arr, ReleaseMode::NoCopyBack) }?;
+    let len = elems.len();
+    // SAFETY: the JVM pinned `len` jbytes (i8, same layout as u8) at this
+    // address until `elems` drops at the end of this function.
+    let bytes = unsafe { std::slice::from_raw_parts(elems.as_ptr() as *const u8, len) };
+    Ok(f(bytes))
+}
+
+fn filter_ptr(f: jlong) -> *const rocksfilter_filter {
+    f as usize as *const rocksfilter_filter
+}
+
+fn builder_ptr(b: jlong) -> *mut rocksfilter_builder {
+    b as usize as *mut rocksfilter_builder
+}
+
+// ---- hashing, version ----
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_version<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+) -> jstring {
+    run(&mut env, ptr::null_mut(), |env| {
+        // SAFETY: rocksfilter_version returns a static NUL-terminated string.
+        let v = unsafe { CStr::from_ptr(ffi::rocksfilter_version()) }
+            .to_string_lossy()
+            .into_owned();
+        Ok(env.new_string(v)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_hash64<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    key: JByteArray<'l>,
+) -> jlong {
+    run(&mut env, 0, |env| {
+        // SAFETY: the slice is valid for its length during the call.
+        with_bytes(
+            env,
+            &key,
+            |k| unsafe { ffi::rocksfilter_hash64(k.as_ptr(), k.len()) } as jlong,
+        )
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_legacyHash32<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    key: JByteArray<'l>,
+) -> jint {
+    run(&mut env, 0, |env| {
+        // SAFETY: the slice is valid for its length during the call.
+        with_bytes(
+            env,
+            &key,
+            |k| unsafe { ffi::rocksfilter_legacy_hash32(k.as_ptr(), k.len()) } as jint,
+        )
+    })
+}
+
+// ---- builder ----
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderNew<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    policy: jint,
+    bits_per_key: jdouble,
+) -> jlong {
+    run(&mut env, 0, |_| {
+        let mut out: *mut rocksfilter_builder = ptr::null_mut();
+        // SAFETY: out and errptr are valid slots for the call.
+        call(|err| unsafe {
+            ffi::rocksfilter_builder_new(policy as u32, bits_per_key, &mut out, err)
+        })?;
+        Ok(out as usize as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderAddKey<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    b: jlong,
+    key: JByteArray<'l>,
+) {
+    run(&mut env, (), |env| {
+        // SAFETY: b is a live builder (the Java side checks it is open and
+        // uses it from one thread); the slice is valid during the call.
+        with_bytes(env, &key, |k| unsafe {
+            ffi::rocksfilter_builder_add_key(builder_ptr(b), k.as_ptr(), k.len())
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderAddHash<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    b: jlong,
+    hash: jlong,
+) {
+    // SAFETY: b is a live builder (see builderAddKey).
+    run(&mut env, (), |_| {
+        unsafe { ffi::rocksfilter_builder_add_hash(builder_ptr(b), hash as u64) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderNumEntries<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    b: jlong,
+) -> jlong {
+    // SAFETY: b is a live builder (see builderAddKey).
+    run(&mut env, 0, |_| {
+        Ok(unsafe { ffi::rocksfilter_builder_num_entries(builder_ptr(b)) } as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderFinish<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    b: jlong,
+) -> jni::sys::jbyteArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let (mut data, mut len): (*mut u8, usize) = (ptr::null_mut(), 0);
+        // SAFETY: b is a live builder (see builderAddKey); the out slots are valid.
+        call(|err| unsafe {
+            ffi::rocksfilter_builder_finish(builder_ptr(b), &mut data, &mut len, err)
+        })?;
+        let bytes: &[u8] = if data.is_null() {
+            &[]
+        } else {
+            // SAFETY: on success the library returned `len` bytes at `data`,
+            // ours until rocksfilter_bytes_free below.
+            unsafe { std::slice::from_raw_parts(data, len) }
+        };
+        let arr = env.byte_array_from_slice(bytes);
+        // SAFETY: data/len are what rocksfilter_builder_finish returned, freed once.
+        unsafe { ffi::rocksfilter_bytes_free(data, len) };
+        Ok(arr?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderFree<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    b: jlong,
+) {
+    // SAFETY: the Java side frees each builder exactly once (NativeRef).
+    run(&mut env, (), |_| {
+        unsafe { ffi::rocksfilter_builder_free(builder_ptr(b)) };
+        Ok(())
+    })
+}
+
+// ---- filter ----
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterLoad<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    block: JByteArray<'l>,
+) -> jlong {
+    run(&mut env, 0, |env| {
+        let mut out: *mut rocksfilter_filter = ptr::null_mut();
+        // SAFETY: rocksfilter_filter_load copies the block (valid during the
+        // call); out and errptr are valid slots.
+        with_bytes(env, &block, |blk| {
+            call(|err| unsafe {
+                ffi::rocksfilter_filter_load(blk.as_ptr(), blk.len(), &mut out, err)
+            })
+        })??;
+        Ok(out as usize as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatch<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    f: jlong,
+    key: JByteArray<'l>,
+) -> jboolean {
+    run(&mut env, 1, |env| {
+        // SAFETY: f is a live filter (the Java side checks it is open); the
+        // slice is valid during the call.
+        with_bytes(env, &key, |k| unsafe {
+            ffi::rocksfilter_filter_may_match(filter_ptr(f), k.as_ptr(), k.len())
+        } as jboolean)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchHash<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    f: jlong,
+    hash: jlong,
+) -> jboolean {
+    // SAFETY: f is a live filter (see filterMayMatch).
+    run(&mut env, 1, |_| {
+        Ok(
+            unsafe { ffi::rocksfilter_filter_may_match_hash(filter_ptr(f), hash as u64) }
+                as jboolean,
+        )
+    })
+}
+
+/// Packed batch: key i is `buf[offsets[i] .. offsets[i+1]]`, `n` keys; the
+/// answers are returned as one byte each (1 = may match).
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchPacked<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    f: jlong,
+    buf: JByteArray<'l>,
+    offsets: JLongArray<'l>,
+    n: jint,
+) -> jni::sys::jbyteArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        packed(env, filter_ptr(f), &buf, &offsets, n, ffi::rocksfilter_filter_may_match_packed)
+    })
+}
+
+/// A C packed-batch function (`rocksfilter_filter_may_match_packed`,
+/// `rocksfilter_sst_may_match_packed`).
+type PackedFn<T> = unsafe extern "C" fn(*const T, *const u8, usize, *const usize, usize, *mut bool, *mut *mut c_char) -> u32;
+
+/// The body of both packed-batch entry points: copies the offsets, calls
+/// `query` on the keys in place, returns one byte per answer.
+fn packed<'l, T>(
+    env: &mut JNIEnv<'l>,
+    handle: *const T,
+    buf: &JByteArray<'_>,
+    offsets: &JLongArray<'_>,
+    n: jint,
+    query: PackedFn<T>,
+) -> Res<jni::sys::jbyteArray> {
+    let n = usize::try_from(n)
+        .map_err(|_| Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some(format!("invalid argument: n = {n}"))))?;
+    let mut offs = vec![0i64; n + 1];
+    env.get_long_array_region(offsets, 0, &mut offs)?;
+    // A negative offset becomes a huge one, which the C call refuses.
+    let offs: Vec<usize> = offs.iter().map(|&o| o as usize).collect();
+    let mut results = vec![false; n];
+    // SAFETY: handle is a live filter or SST handle (the Java side checks it
+    // is open); buf is valid during the call, offs holds n + 1 offsets,
+    // results n writable bools.
+    with_bytes(env, buf, |b| {
+        call(|err| unsafe { query(handle, b.as_ptr(), b.len(), offs.as_ptr(), n, results.as_mut_ptr(), err) })
+    })??;
+    let bytes: Vec<u8> = results.iter().map(|&r| r as u8).collect();
+    Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterKind<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    f: jlong,
+) -> jint {
+    // SAFETY: f is a live filter (see filterMayMatch).
+    run(&mut env, 0, |_| {
+        Ok(unsafe { ffi::rocksfilter_filter_kind(filter_ptr(f)) } as jint)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterEstimatedFpRate<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    f: jlong,
+    keys: jlong,
+) -> jdouble {
+    // SAFETY: f is a live filter (see filterMayMatch).
+    run(&mut env, 1.0, |_| {
+        Ok(unsafe { ffi::rocksfilter_filter_estimated_fp_rate(filter_ptr(f), keys as usize) })
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterBytes<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    f: jlong,
+) -> jni::sys::jbyteArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let (mut data, mut len): (*const u8, usize) = (ptr::null(), 0);
+        // SAFETY: f is a live filter (see filterMayMatch); the out slots are valid.
+        call(|err| unsafe {
+            ffi::rocksfilter_filter_data_ex(filter_ptr(f), &mut data, &mut len, err)
+        })?;
+        let bytes: &[u8] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: the filter's block, `len` bytes at `data`, lives as long
+            // as the filter, which the Java caller keeps reachable.
+            unsafe { std::slice::from_raw_parts(data, len) }
+        };
+        Ok(env.byte_array_from_slice(bytes)?.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterFree<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    f: jlong,
+) {
+    // SAFETY: the Java side frees each filter exactly once (NativeRef).
+    run(&mut env, (), |_| {
+        unsafe { ffi::rocksfilter_filter_free(filter_ptr(f) as *mut rocksfilter_filter) };
+        Ok(())
+    })
+}
+
+// ---- sst ----
+
+fn sst_ptr(s: jlong) -> *const rocksfilter_sst {
+    s as usize as *const rocksfilter_sst
+}
+
+/// Opens the SST file at `path` (its bytes, as the FFM backend passes them:
+/// UTF-8); `flags` as rocksfilter_sst_open_opts takes them.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpen<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    path: JString<'l>,
+    flags: jint,
+) -> jlong {
+    run(&mut env, 0, |env| {
+        let path: String = env.get_string(&path)?.into();
+        let cpath = std::ffi::CString::new(path).map_err(|_| {
+            Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some("invalid argument: path holds a NUL byte".into()))
+        })?;
+        let mut out: *mut rocksfilter_sst = ptr::null_mut();
+        // SAFETY: cpath is NUL-terminated; out and errptr are valid slots.
+        call(|err| unsafe { ffi::rocksfilter_sst_open_opts(cpath.as_ptr(), flags as u32, &mut out, err) })?;
+        Ok(out as usize as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatch<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    key: JByteArray<'l>,
+) -> jboolean {
+    run(&mut env, 1, |env| {
+        // SAFETY: s is a live SST handle (the Java side checks it is open);
+        // the slice is valid during the call.
+        with_bytes(env, &key, |k| unsafe { ffi::rocksfilter_sst_may_match(sst_ptr(s), k.as_ptr(), k.len()) } as jboolean)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatchPacked<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    buf: JByteArray<'l>,
+    offsets: JLongArray<'l>,
+    n: jint,
+) -> jni::sys::jbyteArray {
+    run(&mut env, ptr::null_mut(), |env| packed(env, sst_ptr(s), &buf, &offsets, n, ffi::rocksfilter_sst_may_match_packed))
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstPrefixMayMatch<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    prefix: JByteArray<'l>,
+) -> jboolean {
+    run(&mut env, 1, |env| {
+        let mut answer = true;
+        // SAFETY: s is a live SST handle (see sstMayMatch); the slice is
+        // valid during the call, answer and errptr are valid slots.
+        with_bytes(env, &prefix, |p| {
+            call(|err| unsafe { ffi::rocksfilter_sst_prefix_may_match(sst_ptr(s), p.as_ptr(), p.len(), &mut answer, err) })
+        })??;
+        Ok(answer as jboolean)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFilterType<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, s: jlong) -> jint {
+    // SAFETY: s is a live SST handle (see sstMayMatch).
+    run(&mut env, 0, |_| Ok(unsafe { ffi::rocksfilter_sst_filter_type(sst_ptr(s)) } as jint))
+}
+
+/// The full filter as a new filter handle (freed with filterFree), or 0
+/// when the file has none (NOT_FOUND is not an error here).
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFullFilter<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, s: jlong) -> jlong {
+    run(&mut env, 0, |_| {
+        let mut out: *mut rocksfilter_filter = ptr::null_mut();
+        // SAFETY: s is a live SST handle (see sstMayMatch); out and errptr are valid slots.
+        match call(|err| unsafe { ffi::rocksfilter_sst_full_filter(sst_ptr(s), &mut out, err) }) {
+            Err(Failure::Status(ffi::ROCKSFILTER_NOT_FOUND, _)) => Ok(0),
+            r => r.map(|()| out as usize as jlong),
+        }
+    })
+}
+
+/// The raw bytes of the table property `name`, or null when absent.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstProperty<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    name: JString<'l>,
+) -> jni::sys::jbyteArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let name: String = env.get_string(&name)?.into();
+        let Ok(cname) = std::ffi::CString::new(name) else { return Ok(ptr::null_mut()) };
+        let mut len = 0usize;
+        // SAFETY: s is a live SST handle (see sstMayMatch); cname is NUL-terminated, len a valid slot.
+        let p = unsafe { ffi::rocksfilter_sst_property(sst_ptr(s), cname.as_ptr(), &mut len) };
+        if p.is_null() {
+            return Ok(ptr::null_mut());
+        }
+        // SAFETY: a non-NULL result points to `len` bytes owned by the live handle.
+        let bytes = unsafe { std::slice::from_raw_parts(p, len) };
+        Ok(env.byte_array_from_slice(bytes)?.into_raw())
+    })
+}
+
+/// What the open read and what the handle keeps: {reads, bytesRead, bytesHeld}.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpenStats<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+) -> jni::sys::jlongArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let mut st = ffi::rocksfilter_sst_open_stats {
+            struct_size: std::mem::size_of::<ffi::rocksfilter_sst_open_stats>() as u32,
+            reserved: 0,
+            reads: 0,
+            bytes_read: 0,
+            bytes_held: 0,
+        };
+        // SAFETY: s is a live SST handle (see sstMayMatch); st is a valid, sized struct.
+        call(|err| unsafe { ffi::rocksfilter_sst_get_open_stats(sst_ptr(s), &mut st, err) })?;
+        let arr = env.new_long_array(3)?;
+        env.set_long_array_region(&arr, 0, &[st.reads as jlong, st.bytes_read as jlong, st.bytes_held as jlong])?;
+        Ok(arr.into_raw())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFree<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, s: jlong) {
+    // SAFETY: the Java side frees each SST handle exactly once.
+    run(&mut env, (), |_| {
+        unsafe { ffi::rocksfilter_sst_free(sst_ptr(s) as *mut rocksfilter_sst) };
+        Ok(())
+    })
+}
