@@ -203,14 +203,16 @@ uninstall:
 install-files:
 	@printf '%s\n' $(INSTALLED_FILES)
 
-# The library exports only rocksfilter_* symbols; then, against a temporary
+# The library exports only rocksfilter_* symbols (and the Java binding's JNI
+# entry points, Java_io_github_rocksfilter_*: the names the JVM looks up,
+# not part of the C API and not in the header); then, against a temporary
 # install: examples/c through pkg-config (shared with an rpath, static),
 # examples/cpp through find_package(rocksfilter) (shared and static targets),
 # a relocated copy of the prefix, and uninstall. See scripts/install-test.sh.
 example-test install-test: build readme-check
-	@extra=$$(nm -D --defined-only target/release/librocksfilter.so | awk '{print $$3}' | grep -v '^rocksfilter_' || true); \
+	@extra=$$(nm -D --defined-only target/release/librocksfilter.so | awk '{print $$3}' | grep -v '^rocksfilter_' | grep -v '^Java_io_github_rocksfilter_' || true); \
 	  if [ -n "$$extra" ]; then echo "librocksfilter.so exports non-rocksfilter_ symbols: $$extra"; exit 1; fi; \
-	  echo "symbols: librocksfilter.so exports only rocksfilter_* ($$(nm -D --defined-only target/release/librocksfilter.so | grep -c ' rocksfilter_') symbols), SONAME $$(readelf -d target/release/librocksfilter.so | sed -n 's/.*soname: \[\(.*\)\]/\1/p')"
+	  echo "symbols: librocksfilter.so exports only rocksfilter_* ($$(nm -D --defined-only target/release/librocksfilter.so | grep -c ' rocksfilter_') symbols) and JNI entry points ($$(nm -D --defined-only target/release/librocksfilter.so | grep -c ' Java_io_github_rocksfilter_')), SONAME $$(readelf -d target/release/librocksfilter.so | sed -n 's/.*soname: \[\(.*\)\]/\1/p')"
 	scripts/install-test.sh
 
 # include/rocksfilter.hpp under AddressSanitizer and UBSan (with RocksDB's C
