@@ -155,7 +155,7 @@ public final class Filter implements AutoCloseable {
         ref.get(); // closed: IllegalStateException, even for an empty batch
         try {
             // Two call sites (here and in Sst), so that each method handle is a constant the JIT inlines.
-            return PackedBatch.query(keys, (buf, len, offsets, n, results, err) -> {
+            return PackedBatch.query(keys, (buf, len, offsets, first, n, results, err) -> {
                 try {
                     // errptr is a heap long[1] (a char * slot), as the call is critical: no native allocation.
                     int st = (int) Native.FILTER_MAY_MATCH_PACKED.invokeExact(ref.get(), MemorySegment.ofArray(buf),
@@ -168,6 +168,41 @@ public final class Filter implements AutoCloseable {
                     throw Native.rethrow(t);
                 }
             }, this::mayMatch);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Batch query over keys that already lie in one array, as an engine's key arena holds them: key
+     * {@code i} is {@code keys[offsets[i] .. offsets[i + 1]]} ({@code offsets} holds one entry more
+     * than there are keys; {@code offsets[0]} need not be 0), and {@code out[i]} answers it exactly as
+     * {@code mayMatch} would. The arrays go to the native call as they are (4096 keys per call): no
+     * key is copied and nothing is allocated, so this is the cheapest batch when the keys are in one
+     * array already ({@link #mayMatchBatch} packs a {@code byte[][]} into one first).
+     *
+     * @throws IllegalArgumentException if {@code offsets} is empty or {@code out} has fewer than
+     *                                  {@code offsets.length - 1} entries
+     * @throws RocksFilterException     {@link Status#INVALID_ARGUMENT} when offsets decrease or pass
+     *                                  {@code keys.length}; every answer in {@code out} is then
+     *                                  {@code true}
+     * @throws IllegalStateException    if this handle is closed
+     */
+    public void mayMatchPacked(byte[] keys, long[] offsets, boolean[] out) {
+        ref.get();
+        try {
+            PackedBatch.arena(keys, offsets, out, (buf, len, offs, first, n, results, err) -> {
+                try {
+                    int st = (int) Native.FILTER_MAY_MATCH_PACKED.invokeExact(ref.get(), MemorySegment.ofArray(buf),
+                            (long) len, MemorySegment.ofArray(offs).asSlice(first * 8L), (long) n,
+                            MemorySegment.ofArray(results), MemorySegment.ofArray(err));
+                    if (st != 0) {
+                        throw Native.exception(st, MemorySegment.ofAddress(err[0]));
+                    }
+                } catch (Throwable t) {
+                    throw Native.rethrow(t);
+                }
+            });
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -107,10 +107,11 @@ final class JniNative {
     static native boolean filterMayMatchHash(long filter, long hash);
 
     /**
-     * Key {@code i} is {@code buf[offsets[i] .. offsets[i + 1]]} for {@code i < n}; fills
-     * {@code results[0 .. n)} with one byte per key, 1 for "may match".
+     * Key {@code i} is {@code buf[offsets[first + i] .. offsets[first + i + 1]]} for {@code i < n};
+     * fills {@code results[0 .. n)} with one byte per key, 1 for "may match".
      */
-    static native void filterMayMatchPacked(long filter, byte[] buf, long[] offsets, int n, byte[] results);
+    static native void filterMayMatchPacked(long filter, byte[] buf, long[] offsets, int first, int n,
+            byte[] results);
 
     static native int filterKind(long filter);
 
@@ -128,7 +129,7 @@ final class JniNative {
     static native boolean sstMayMatch(long sst, byte[] key);
 
     /** As {@link #filterMayMatchPacked}, over an SST file's filter. */
-    static native void sstMayMatchPacked(long sst, byte[] buf, long[] offsets, int n, byte[] results);
+    static native void sstMayMatchPacked(long sst, byte[] buf, long[] offsets, int first, int n, byte[] results);
 
     static native boolean sstPrefixMayMatch(long sst, byte[] prefix);
 

@@ -31,14 +31,17 @@ final class PackedBatch {
     private PackedBatch() {
     }
 
-    /** One native packed call: answers keys {@code buf[offsets[i] .. offsets[i + 1]]}, {@code i < n}. */
+    /**
+     * One native packed call: answers keys {@code buf[offsets[first + i] .. offsets[first + i + 1]]},
+     * {@code i < n}.
+     */
     interface Call {
         /**
          * Fills {@code results[0 .. n)} (1 = may match); {@code err} is a one-slot scratch for the
          * C call's message pointer. Throws the call's {@link RocksFilterException}, or
          * {@link IllegalStateException} once the handle is closed.
          */
-        void answer(byte[] buf, int len, long[] offsets, int n, byte[] results, long[] err);
+        void answer(byte[] buf, int len, long[] offsets, int first, int n, byte[] results, long[] err);
     }
 
     /**
@@ -92,11 +95,45 @@ final class PackedBatch {
                 offsets[i + 1] = pos;
             }
             err[0] = 0;
-            call.answer(buf, pos, offsets, m, results, err);
+            call.answer(buf, pos, offsets, 0, m, results, err);
             for (int i = 0; i < m; i++) {
                 out[start + i] = results[i] != 0;
             }
         }
         return out;
+    }
+
+    /**
+     * The arena batch: key {@code i} is {@code keys[offsets[i] .. offsets[i + 1]]}, answered into
+     * {@code out[i]}; the arrays go to {@code call} as they are, {@link #CHUNK} keys per call. On a
+     * failure every answer is {@code true} (never a false "absent") and the exception propagates.
+     */
+    static void arena(byte[] keys, long[] offsets, boolean[] out, Call call) {
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(offsets, "offsets");
+        Objects.requireNonNull(out, "out");
+        if (offsets.length == 0) {
+            throw new IllegalArgumentException("offsets is empty: it holds one entry more than there are keys");
+        }
+        int n = offsets.length - 1;
+        if (out.length < n) {
+            throw new IllegalArgumentException("out has " + out.length + " entries for " + n + " keys");
+        }
+        Scratch scratch = SCRATCH.get();
+        byte[] results = scratch.results;
+        long[] err = scratch.err;
+        try {
+            for (int start = 0; start < n; start += CHUNK) {
+                int m = Math.min(CHUNK, n - start);
+                err[0] = 0;
+                call.answer(keys, keys.length, offsets, start, m, results, err);
+                for (int i = 0; i < m; i++) {
+                    out[start + i] = results[i] != 0;
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            java.util.Arrays.fill(out, 0, n, true);
+            throw e;
+        }
     }
 }

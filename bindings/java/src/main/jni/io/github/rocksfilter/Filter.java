@@ -77,8 +77,33 @@ public final class Filter implements AutoCloseable {
         Objects.requireNonNull(keys, "keys");
         try {
             long h = ref.get(); // closed: IllegalStateException, even for an empty batch
-            return PackedBatch.query(keys, (buf, len, offsets, n, results, err) ->
-                    JniNative.filterMayMatchPacked(h, buf, offsets, n, results), this::mayMatch);
+            return PackedBatch.query(keys, (buf, len, offsets, first, n, results, err) ->
+                    JniNative.filterMayMatchPacked(h, buf, offsets, first, n, results), this::mayMatch);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Batch query over keys that already lie in one array, as an engine's key arena holds them: key
+     * {@code i} is {@code keys[offsets[i] .. offsets[i + 1]]} ({@code offsets} holds one entry more
+     * than there are keys; {@code offsets[0]} need not be 0), and {@code out[i]} answers it exactly as
+     * {@code mayMatch} would. The arrays go to the native call as they are (4096 keys per call): no
+     * key is copied and nothing is allocated, so this is the cheapest batch when the keys are in one
+     * array already ({@link #mayMatchBatch} packs a {@code byte[][]} into one first).
+     *
+     * @throws IllegalArgumentException if {@code offsets} is empty or {@code out} has fewer than
+     *                                  {@code offsets.length - 1} entries
+     * @throws RocksFilterException     {@link Status#INVALID_ARGUMENT} when offsets decrease or pass
+     *                                  {@code keys.length}; every answer in {@code out} is then
+     *                                  {@code true}
+     * @throws IllegalStateException    if this handle is closed
+     */
+    public void mayMatchPacked(byte[] keys, long[] offsets, boolean[] out) {
+        try {
+            long h = ref.get();
+            PackedBatch.arena(keys, offsets, out, (buf, len, offs, first, n, results, err) ->
+                    JniNative.filterMayMatchPacked(h, buf, offs, first, n, results));
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -24,7 +24,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * The Java side of bench/bindings: the same targets and keys as the Go benchmarks'
  * {@code BenchmarkBindings} (bindings/go/bench_batch_test.go), per key. {@code single} is one
  * {@code mayMatch(byte[])}; {@code batch} one {@code mayMatchBatch(byte[][])} of 4096 keys
- * (JMH divides by 4096: the score is ns per key).
+ * (JMH divides by 4096: the score is ns per key); {@code arena} one {@code mayMatchPacked} over the
+ * same 4096 keys laid out in one array with their offsets (an engine's key arena).
  *
  * <p>Targets: {@code filter_bloom} and {@code filter_ribbon}, filters built here over 1,048,576 keys
  * {@code key-%08d} at 10 bits per key (the same blocks the Go benchmarks build); {@code sst_*}, the
@@ -48,6 +49,10 @@ public class BindingsBenchmark {
     Sst sst;
     byte[][] probes;
     byte[][][] batches;
+    /** The same batches laid out as key arenas: each batch's keys back to back, and their offsets. */
+    byte[][] arenas;
+    long[][] arenaOffsets;
+    final boolean[] out = new boolean[BATCH];
     int next;
 
     static byte[][] keys(String prefix, int n) {
@@ -102,6 +107,23 @@ public class BindingsBenchmark {
         for (int i = 0; i < batches.length; i++) {
             batches[i] = java.util.Arrays.copyOfRange(probes, i * BATCH, (i + 1) * BATCH);
         }
+        arenas = new byte[batches.length][];
+        arenaOffsets = new long[batches.length][];
+        for (int i = 0; i < batches.length; i++) {
+            long[] offs = new long[BATCH + 1];
+            int total = 0;
+            for (int j = 0; j < BATCH; j++) {
+                offs[j] = total;
+                total += batches[i][j].length;
+            }
+            offs[BATCH] = total;
+            byte[] a = new byte[total];
+            for (int j = 0; j < BATCH; j++) {
+                System.arraycopy(batches[i][j], 0, a, (int) offs[j], batches[i][j].length);
+            }
+            arenas[i] = a;
+            arenaOffsets[i] = offs;
+        }
     }
 
     @TearDown(Level.Trial)
@@ -125,5 +147,18 @@ public class BindingsBenchmark {
     public boolean[] batch() {
         byte[][] b = batches[next++ & (batches.length - 1)];
         return filter != null ? filter.mayMatchBatch(b) : sst.mayMatchBatch(b);
+    }
+
+    /** {@code mayMatchPacked} over one batch's key arena, into a reused {@code boolean[]}. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public boolean[] arena() {
+        int i = next++ & (batches.length - 1);
+        if (filter != null) {
+            filter.mayMatchPacked(arenas[i], arenaOffsets[i], out);
+        } else {
+            sst.mayMatchPacked(arenas[i], arenaOffsets[i], out);
+        }
+        return out;
     }
 }
