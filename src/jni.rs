@@ -342,7 +342,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchHash<'
 }
 
 /// Packed batch: key i is `buf[offsets[i] .. offsets[i+1]]`, `n` keys; the
-/// answers are returned as one byte each (1 = may match).
+/// answers go into `results`, one byte each (1 = may match).
 #[no_mangle]
 pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchPacked<'l>(
     mut env: JNIEnv<'l>,
@@ -351,10 +351,9 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchPacked
     buf: JByteArray<'l>,
     offsets: JLongArray<'l>,
     n: jint,
-) -> jni::sys::jbyteArray {
-    run(&mut env, ptr::null_mut(), |env| {
-        packed(env, filter_ptr(f), &buf, &offsets, n, ffi::rocksfilter_filter_may_match_packed)
-    })
+    results: JByteArray<'l>,
+) {
+    run(&mut env, (), |env| packed(env, filter_ptr(f), &buf, &offsets, n, &results, ffi::rocksfilter_filter_may_match_packed))
 }
 
 /// A C packed-batch function (`rocksfilter_filter_may_match_packed`,
@@ -362,15 +361,17 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchPacked
 type PackedFn<T> = unsafe extern "C" fn(*const T, *const u8, usize, *const usize, usize, *mut bool, *mut *mut c_char) -> u32;
 
 /// The body of both packed-batch entry points: copies the offsets, calls
-/// `query` on the keys in place, returns one byte per answer.
-fn packed<'l, T>(
-    env: &mut JNIEnv<'l>,
+/// `query` on the keys in place, writes one byte per answer into `out`
+/// (which must hold at least `n`).
+fn packed<T>(
+    env: &mut JNIEnv<'_>,
     handle: *const T,
     buf: &JByteArray<'_>,
     offsets: &JLongArray<'_>,
     n: jint,
+    out: &JByteArray<'_>,
     query: PackedFn<T>,
-) -> Res<jni::sys::jbyteArray> {
+) -> Res<()> {
     let n = usize::try_from(n)
         .map_err(|_| Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some(format!("invalid argument: n = {n}"))))?;
     let mut offs = vec![0i64; n + 1];
@@ -384,8 +385,10 @@ fn packed<'l, T>(
     with_bytes(env, buf, |b| {
         call(|err| unsafe { query(handle, b.as_ptr(), b.len(), offs.as_ptr(), n, results.as_mut_ptr(), err) })
     })??;
-    let bytes: Vec<u8> = results.iter().map(|&r| r as u8).collect();
-    Ok(env.byte_array_from_slice(&bytes)?.into_raw())
+    let bytes: Vec<i8> = results.iter().map(|&r| r as i8).collect();
+    // Throws ArrayIndexOutOfBoundsException (pending) when `out` is shorter than n.
+    env.set_byte_array_region(out, 0, &bytes)?;
+    Ok(())
 }
 
 #[no_mangle]
@@ -498,8 +501,9 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatchPacked<'l
     buf: JByteArray<'l>,
     offsets: JLongArray<'l>,
     n: jint,
-) -> jni::sys::jbyteArray {
-    run(&mut env, ptr::null_mut(), |env| packed(env, sst_ptr(s), &buf, &offsets, n, ffi::rocksfilter_sst_may_match_packed))
+    results: JByteArray<'l>,
+) {
+    run(&mut env, (), |env| packed(env, sst_ptr(s), &buf, &offsets, n, &results, ffi::rocksfilter_sst_may_match_packed))
 }
 
 #[no_mangle]
@@ -593,4 +597,284 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFree<'l>(mut env:
         unsafe { ffi::rocksfilter_sst_free(sst_ptr(s) as *mut rocksfilter_sst) };
         Ok(())
     })
+}
+
+// ---- builder options, filter info, SST opens over Java bytes and readers, properties ----
+
+/// `rocksfilter_builder_new_with_options` from `BuilderOptions`' fields.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderNewWithOptions<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    policy: jint,
+    bits_per_key: jdouble,
+    fp_rate: jdouble,
+    max_bytes: jlong,
+    ribbon_failure_one_in: jint,
+) -> jlong {
+    run(&mut env, 0, |_| {
+        let opts = ffi::rocksfilter_builder_options {
+            struct_size: std::mem::size_of::<ffi::rocksfilter_builder_options>() as u32,
+            policy: policy as u32,
+            bits_per_key,
+            fp_rate,
+            max_bytes: max_bytes as u64,
+            ribbon_failure_one_in: ribbon_failure_one_in as u32,
+            reserved: 0,
+        };
+        let mut out: *mut rocksfilter_builder = ptr::null_mut();
+        // SAFETY: opts is a valid, sized struct; out and errptr are valid slots.
+        call(|err| unsafe { ffi::rocksfilter_builder_new_with_options(&opts, &mut out, err) })?;
+        Ok(out as usize as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderAddKeyAndAlt<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    b: jlong,
+    key: JByteArray<'l>,
+    alt: JByteArray<'l>,
+) {
+    run(&mut env, (), |env| {
+        // Two arrays: the key is copied out first (one critical region at a time).
+        let key: Vec<u8> = with_bytes(env, &key, |k| k.to_vec())?;
+        // SAFETY: b is a live builder (the Java side checks it is open); both
+        // slices are valid during the call.
+        with_bytes(env, &alt, |a| unsafe {
+            ffi::rocksfilter_builder_add_key_and_alt(builder_ptr(b), key.as_ptr(), key.len(), a.as_ptr(), a.len())
+        })
+    })
+}
+
+/// `rocksfilter_filter_get_info_ex` as {kind, bytes, num_probes, num_lines,
+/// line_bytes, num_blocks, seed, lower_num_columns, upper_start_block}.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterInfo<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    f: jlong,
+) -> jni::sys::jlongArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let mut i = ffi::rocksfilter_filter_info_ex {
+            struct_size: std::mem::size_of::<ffi::rocksfilter_filter_info_ex>() as u32,
+            kind: 0,
+            bytes: 0,
+            num_probes: 0,
+            num_lines: 0,
+            line_bytes: 0,
+            num_blocks: 0,
+            seed: 0,
+            lower_num_columns: 0,
+            upper_start_block: 0,
+            reserved: 0,
+        };
+        // SAFETY: f is a live filter (see filterMayMatch); i is a valid, sized struct.
+        call(|err| unsafe { ffi::rocksfilter_filter_get_info_ex(filter_ptr(f), &mut i, err) })?;
+        let v = [
+            i.kind as jlong,
+            i.bytes as jlong,
+            i.num_probes as jlong,
+            i.num_lines as jlong,
+            i.line_bytes as jlong,
+            i.num_blocks as jlong,
+            i.seed as jlong,
+            i.lower_num_columns as jlong,
+            i.upper_start_block as jlong,
+        ];
+        let arr = env.new_long_array(v.len() as jint)?;
+        env.set_long_array_region(&arr, 0, &v)?;
+        Ok(arr.into_raw())
+    })
+}
+
+/// A `rocksfilter_source` over bytes in memory.
+extern "C" fn read_slice(ctx: *mut std::ffi::c_void, offset: u64, dst: *mut u8, len: usize) -> std::ffi::c_int {
+    // SAFETY: ctx is the `&[u8]` sstOpenBytes passes, alive during the open;
+    // the library asks only within `size` (checked again here) and dst holds
+    // len writable bytes.
+    let file = unsafe { &*(ctx as *const &[u8]) };
+    let Some(range) = usize::try_from(offset).ok().and_then(|o| file.get(o..o.checked_add(len)?)) else {
+        return 1;
+    };
+    unsafe { ptr::copy_nonoverlapping(range.as_ptr(), dst, len) };
+    0
+}
+
+/// Opens an SST file held in a Java byte array. The array is read in place
+/// (no JNI call is made meanwhile) through a source, so that the handle
+/// copies only what it queries and keeps nothing of the array.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpenBytes<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    file: JByteArray<'l>,
+    flags: jint,
+) -> jlong {
+    run(&mut env, 0, |env| {
+        let mut out: *mut rocksfilter_sst = ptr::null_mut();
+        with_bytes(env, &file, |bytes| {
+            let mut ctx: &[u8] = bytes;
+            let src = ffi::rocksfilter_source {
+                struct_size: std::mem::size_of::<ffi::rocksfilter_source>(),
+                size: bytes.len() as u64,
+                ctx: &mut ctx as *mut &[u8] as *mut std::ffi::c_void,
+                read_at: Some(read_slice),
+            };
+            // SAFETY: src is valid and its ctx outlives the call; out and errptr are valid slots.
+            call(|err| unsafe { ffi::rocksfilter_sst_open_source(&src, flags as u32, &mut out, err) })
+        })??;
+        Ok(out as usize as jlong)
+    })
+}
+
+/// What `read_java` needs: the calling thread's JNI environment, the class
+/// `JniNative` and the Java side's per-open reader object, all local to the
+/// entry point's native frame.
+struct JavaReader {
+    env: *mut jni::sys::JNIEnv,
+    class: jni::sys::jclass,
+    call: jni::sys::jobject,
+}
+
+/// Largest range asked of Java in one call (a byte array holds < 2 GiB).
+const JAVA_READ_MAX: usize = 1 << 30;
+
+/// A `rocksfilter_source` whose reads call `JniNative.readAt(call, offset,
+/// len)`: a new byte[] of exactly `len` bytes, copied into `dst`, or null
+/// for a failure (which the Java side records).
+extern "C" fn read_java(ctx: *mut std::ffi::c_void, offset: u64, dst: *mut u8, len: usize) -> std::ffi::c_int {
+    let read = || -> Option<()> {
+        // SAFETY: ctx is the JavaReader of sstOpenReader, alive during the
+        // open; the C ABI calls read_at only inside that call and on its
+        // thread, so the env and the local references are valid here.
+        let r = unsafe { &*(ctx as *const JavaReader) };
+        let mut env = unsafe { JNIEnv::from_raw(r.env) }.ok()?;
+        let class = unsafe { JClass::from_raw(r.class) };
+        let call = unsafe { JObject::from_raw(r.call) };
+        let mut done = 0usize;
+        while done < len {
+            let n = (len - done).min(JAVA_READ_MAX);
+            let args = [JValue::Object(&call), JValue::Long((offset + done as u64) as jlong), JValue::Int(n as jint)];
+            let arr = env.call_static_method(&class, "readAt", "(Ljava/lang/Object;JI)[B", &args).ok()?.l().ok()?;
+            if arr.is_null() {
+                return None;
+            }
+            let arr = JByteArray::from(arr);
+            if env.get_array_length(&arr).ok()? as usize != n {
+                return None;
+            }
+            // SAFETY: dst holds len writable bytes (C ABI contract), so
+            // [done, done + n) lies within it; jbyte is i8, u8's layout.
+            let out = unsafe { std::slice::from_raw_parts_mut(dst.add(done) as *mut i8, n) };
+            env.get_byte_array_region(&arr, 0, out).ok()?;
+            env.delete_local_ref(arr).ok()?;
+            done += n;
+        }
+        Some(())
+    };
+    match catch_unwind(AssertUnwindSafe(read)) {
+        Ok(Some(())) => 0,
+        _ => 1,
+    }
+}
+
+/// Opens an SST file through a Java `RangeReader` (wrapped in `call`, whose
+/// `readAt` the source calls); `size` is the file's length.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpenReader<'l>(
+    mut env: JNIEnv<'l>,
+    class: JClass<'l>,
+    reader: JObject<'l>,
+    size: jlong,
+    flags: jint,
+) -> jlong {
+    run(&mut env, 0, |env| {
+        let ctx = JavaReader { env: env.get_raw(), class: class.as_raw(), call: reader.as_raw() };
+        let src = ffi::rocksfilter_source {
+            struct_size: std::mem::size_of::<ffi::rocksfilter_source>(),
+            size: size as u64,
+            ctx: &ctx as *const JavaReader as *mut std::ffi::c_void,
+            read_at: Some(read_java),
+        };
+        let mut out: *mut rocksfilter_sst = ptr::null_mut();
+        // SAFETY: src is valid and ctx outlives the call; out and errptr are valid slots.
+        let opened = call(|err| unsafe { ffi::rocksfilter_sst_open_source(&src, flags as u32, &mut out, err) });
+        if env.exception_check()? {
+            // An exception the reader's call left pending (the Java side
+            // catches the reader's own): keep it, free what was opened.
+            // SAFETY: out is NULL or the handle just opened, freed once.
+            unsafe { ffi::rocksfilter_sst_free(out) };
+            return Err(Failure::Jni(jni::errors::Error::JavaException));
+        }
+        opened?;
+        Ok(out as usize as jlong)
+    })
+}
+
+/// `rocksfilter_sst_get_properties_ex`'s numbers: {format_version,
+/// checksum_type, filter_type, num_partitions, whole_key_filtering (0/1),
+/// has_prefix_filter (0/1), num_entries, num_filter_entries, filter_size,
+/// creation_time, file_creation_time}.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstPropertyNumbers<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+) -> jni::sys::jlongArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let p = sst_properties(s)?;
+        let v = [
+            p.format_version as jlong,
+            p.checksum_type as jlong,
+            p.filter_type as jlong,
+            p.num_partitions as jlong,
+            p.whole_key_filtering as jlong,
+            p.has_prefix_filter as jlong,
+            p.num_entries as jlong,
+            p.num_filter_entries as jlong,
+            p.filter_size as jlong,
+            p.creation_time as jlong,
+            p.file_creation_time as jlong,
+        ];
+        let arr = env.new_long_array(v.len() as jint)?;
+        env.set_long_array_region(&arr, 0, &v)?;
+        Ok(arr.into_raw())
+    })
+}
+
+/// `rocksfilter_sst_get_properties_ex`'s strings: {filter_policy,
+/// comparator, prefix_extractor, filter_block_name}, null where absent.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstPropertyStrings<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+) -> jni::sys::jobjectArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        let p = sst_properties(s)?;
+        let arr = env.new_object_array(4, "java/lang/String", JObject::null())?;
+        for (i, c) in [p.filter_policy, p.comparator, p.prefix_extractor, p.filter_block_name].into_iter().enumerate() {
+            if c.is_null() {
+                continue;
+            }
+            // SAFETY: a non-NULL string of the struct is NUL-terminated and
+            // owned by the live handle s.
+            let text = unsafe { CStr::from_ptr(c) }.to_string_lossy().into_owned();
+            let js = env.new_string(text)?;
+            env.set_object_array_element(&arr, i as jint, &js)?;
+            env.delete_local_ref(js)?;
+        }
+        Ok(arr.into_raw())
+    })
+}
+
+fn sst_properties(s: jlong) -> Res<ffi::rocksfilter_sst_properties> {
+    // SAFETY: all-zero is a valid value of this plain C struct (NULL
+    // pointers, false, 0).
+    let mut p: ffi::rocksfilter_sst_properties = unsafe { std::mem::zeroed() };
+    // SAFETY: s is a live SST handle (see sstMayMatch); p is a valid struct.
+    call(|err| unsafe { ffi::rocksfilter_sst_get_properties_ex(sst_ptr(s), &mut p, err) })?;
+    Ok(p)
 }

@@ -2,7 +2,7 @@
 # Builds the native library if needed, runs the Java binding's tests (JUnit 5 via Maven Surefire),
 # installs the jar (which bundles the stripped native library) into the local Maven repository,
 # then builds and runs the consumer application against it (consumer/run.sh: no flags, no
-# warning, the JDK 17 messages), and checks the JNI backend on JDK 17 and JDK 25 (JniSmoke).
+# warning, JDK 17 and JDK 25), and runs the suite again on the JNI backend, on JDK 17 and JDK 25.
 # Usage: bindings/java/run-tests.sh [extra mvn args]
 set -euo pipefail
 
@@ -32,23 +32,39 @@ cd "$here"
 mvn -B -ntp -Drocksfilter.native="$lib" "$@" install
 "$here/consumer/run.sh" --no-install
 
-# The JNI backend (src/jni.rs, JniNative) on its own: compiled by JDK 17's javac for Java 11, run on
-# JDK 17 and on JDK 25; the two runs must print the same lines. (JniBackendTest, in the suite above,
-# checks it against the FFM backend call by call.)
+# The JNI backend (the jar's base classes: src/main/jni, src/jni.rs) runs the same suite: every test
+# but the FFM-only ones (java.lang.foreign in their API, or the FFM backend's internals), compiled by
+# JDK 17's javac against the installed jar, run by the JUnit console launcher on JDK 17 and on JDK 25
+# (there with -Djdk.util.jar.enableMultiRelease=false, so that the JVM reads the jar's base classes).
+# BackendTest checks, in each run, which backend answered.
 old_java_home="${ROCKSFILTER_OLD_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
-smoke="$here/target/jni-smoke"
-rm -rf "$smoke" && mkdir -p "$smoke/classes"
-src="$here/src/main/java/io/github/rocksfilter"
-"$old_java_home/bin/javac" --release 11 -Xlint:all -Werror -d "$smoke/classes" \
-  "$src/JniNative.java" "$src/Status.java" "$src/RocksFilterException.java" "$src/Policy.java" \
-  "$here/src/test/java/io/github/rocksfilter/JniSmoke.java"
-"$old_java_home/bin/java" -Drocksfilter.library.path="$lib" -cp "$smoke/classes" io.github.rocksfilter.JniSmoke >"$smoke/jdk17.txt"
-"$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Drocksfilter.library.path="$lib" -cp "$smoke/classes" \
-  io.github.rocksfilter.JniSmoke >"$smoke/jdk25.txt"
-if ! cmp -s "$smoke/jdk17.txt" "$smoke/jdk25.txt"; then
-  echo "run-tests.sh: the JNI smoke prints differently on JDK 17 and JDK 25:" >&2
-  diff "$smoke/jdk17.txt" "$smoke/jdk25.txt" >&2
-  exit 1
-fi
-echo "run-tests.sh: JNI backend on JDK 17 and JDK 25 ($(wc -l <"$smoke/jdk17.txt") identical lines):"
-sed 's/^/  /' "$smoke/jdk17.txt"
+"$old_java_home/bin/java" -version >/dev/null 2>&1 || { echo "run-tests.sh: no JDK 17 at $old_java_home (set ROCKSFILTER_OLD_JAVA_HOME)" >&2; exit 1; }
+ffm_only=(FfmFilterTest FfmSstTest JniBackendTest JniApiTest StructLayoutTest BenchSupport MicroBenchmark)
+jni="$here/target/jni-suite"
+rm -rf "$jni" && mkdir -p "$jni/classes"
+jar="$here/target/rocksfilter-0.1.0-SNAPSHOT.jar"
+junit_version="$(sed -n 's|.*<junit.version>\(.*\)</junit.version>.*|\1|p' pom.xml)"
+console_version="1.${junit_version#5.}"  # JUnit 5.x.y ships with the platform's 1.x.y
+mvn -B -ntp -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$jni/deps.txt"
+mvn -B -ntp -q dependency:copy -Dartifact="org.junit.platform:junit-platform-console-standalone:$console_version" \
+  -DoutputDirectory="$jni"
+console="$jni/junit-platform-console-standalone-$console_version.jar"
+sources=()
+for f in src/test/java/io/github/rocksfilter/*.java; do
+  name="$(basename "$f" .java)"
+  [[ " ${ffm_only[*]} " == *" $name "* ]] || sources+=("$f")
+done
+"$old_java_home/bin/javac" --release 17 -Xlint:all,-options,-try -Werror -encoding UTF-8 -d "$jni/classes" \
+  -cp "$jar:$(cat "$jni/deps.txt")" "${sources[@]}"
+jni_suite() { # jni_suite LABEL JAVA_HOME [JVM ARGS...]: the portable tests on the jar's JNI classes
+  local label="$1" home="$2"; shift 2
+  echo "run-tests.sh: the suite on the JNI backend, $label"
+  "$home/bin/java" "$@" -Drocksfilter.library.path="$lib" -Drocksfilter.test.backend=jni \
+    -cp "$console:$jar:$(cat "$jni/deps.txt"):$jni/classes" org.junit.platform.console.ConsoleLauncher execute \
+    --disable-banner --details=summary --disable-ansi-colors --scan-class-path "$jni/classes" \
+    --reports-dir "$jni/reports-$label" >"$jni/$label.log" 2>&1 || { cat "$jni/$label.log" >&2; exit 1; }
+  grep -E '^\[ +[0-9]+ tests (successful|failed|skipped|aborted|found) +\]' "$jni/$label.log" | sed "s/^/  $label: /"
+}
+jni_suite jdk17 "$old_java_home"
+jni_suite jdk25 "$JAVA_HOME" --enable-native-access=ALL-UNNAMED -Djdk.util.jar.enableMultiRelease=false
+echo "run-tests.sh: the JNI suite ran ${#sources[@]} test sources (FFM-only, not on JNI: ${ffm_only[*]})"

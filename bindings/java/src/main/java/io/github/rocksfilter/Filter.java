@@ -152,7 +152,25 @@ public final class Filter implements AutoCloseable {
      * land in a {@code byte[]} (C {@code bool} is one byte). No native allocation.
      */
     boolean[] mayMatchBatchPacked(byte[][] keys) {
-        return PackedBatch.query(false, ref, this, keys, this::mayMatch);
+        ref.get(); // closed: IllegalStateException, even for an empty batch
+        try {
+            // Two call sites (here and in Sst), so that each method handle is a constant the JIT inlines.
+            return PackedBatch.query(keys, (buf, len, offsets, n, results, err) -> {
+                try {
+                    // errptr is a heap long[1] (a char * slot), as the call is critical: no native allocation.
+                    int st = (int) Native.FILTER_MAY_MATCH_PACKED.invokeExact(ref.get(), MemorySegment.ofArray(buf),
+                            (long) len, MemorySegment.ofArray(offsets), (long) n, MemorySegment.ofArray(results),
+                            MemorySegment.ofArray(err));
+                    if (st != 0) {
+                        throw Native.exception(st, MemorySegment.ofAddress(err[0]));
+                    }
+                } catch (Throwable t) {
+                    throw Native.rethrow(t);
+                }
+            }, this::mayMatch);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** The kind of block loaded. */

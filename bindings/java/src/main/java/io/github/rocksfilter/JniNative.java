@@ -1,7 +1,5 @@
 package io.github.rocksfilter;
 
-import java.io.File;
-
 /**
  * The JNI entry points of the native library ({@code src/jni.rs} in the repository): the second
  * backend, for JDKs without the Foreign Function &amp; Memory API (11 to 21). Each method calls the
@@ -9,38 +7,69 @@ import java.io.File;
  * statuses and messages; a failed call throws {@link RocksFilterException}. Handles are the C ABI's
  * pointers as {@code long}s; the callers keep a handle live (open) during a call and free it once.
  *
- * <p>Package-private and written in Java 11 (no FFM type): the public classes do not use it yet
- * (issue 26, part 1: {@code JniBackendTest} checks it against the FFM backend on JDK 22+).
+ * <p>Package-private and written in Java 11 (no FFM type): the public classes of the jar's base
+ * (JDK 11 to 21, {@code src/main/jni}) call it; on JDK 22+ the FFM classes replace them, and
+ * {@code JniBackendTest} checks this class against the FFM backend call by call.
  */
 final class JniNative {
     private JniNative() {
     }
 
-    /** The library file loaded, after {@link #load()}. */
-    private static volatile String loaded;
+    /** Where the library came from (see {@link NativeLoader}), or {@code null} if it did not load. */
+    private static final String SOURCE;
+    /** Why the library did not load, or {@code null}. */
+    private static final UnsatisfiedLinkError FAILURE;
+
+    static {
+        String source = null;
+        UnsatisfiedLinkError failure = null;
+        try {
+            source = NativeLoader.load(new NativeLoader.Opener<Boolean>() {
+                @Override
+                public Boolean open(java.nio.file.Path file) {
+                    System.load(file.toAbsolutePath().toString());
+                    return Boolean.TRUE;
+                }
+
+                @Override
+                public Boolean openSystem(String fileName) {
+                    System.loadLibrary("rocksfilter");
+                    return Boolean.TRUE;
+                }
+            }).source;
+            // A library that loads but is not this one (or is older than these bindings) lacks the
+            // entry points: say so now rather than at the first call.
+            try {
+                version();
+            } catch (UnsatisfiedLinkError e) {
+                UnsatisfiedLinkError lacking = new UnsatisfiedLinkError("rocksfilter: the native library loaded from "
+                        + source + " lacks the JNI entry points of these bindings (Java_io_github_rocksfilter_JniNative_*,"
+                        + " first missing: " + e.getMessage() + "): it is older than these bindings (0.1.0 with the JNI"
+                        + " backend) or not librocksfilter. Use the library this jar bundles, or a build of the same"
+                        + " rocksfilter release.");
+                lacking.initCause(e);
+                failure = lacking;
+                source = null;
+            }
+        } catch (UnsatisfiedLinkError e) {
+            failure = e;
+        }
+        SOURCE = source;
+        FAILURE = failure;
+    }
 
     /**
-     * Loads the library with {@link System#load} from {@code -Drocksfilter.library.path} (the file or
-     * its directory), else {@link System#loadLibrary}{@code ("rocksfilter")} from
-     * {@code java.library.path}. Idempotent.
+     * Where the library came from; throws a fresh {@link UnsatisfiedLinkError} (the full
+     * explanation, its cause kept) on every call while it could not be loaded, as the FFM backend
+     * does.
      */
-    static synchronized String load() {
-        if (loaded != null) {
-            return loaded;
+    static String load() {
+        if (FAILURE != null) {
+            UnsatisfiedLinkError e = new UnsatisfiedLinkError(FAILURE.getMessage());
+            e.initCause(FAILURE.getCause());
+            throw e;
         }
-        String prop = System.getProperty("rocksfilter.library.path");
-        if (prop != null && !prop.isEmpty()) {
-            File f = new File(prop);
-            if (f.isDirectory()) {
-                f = new File(f, System.mapLibraryName("rocksfilter"));
-            }
-            System.load(f.getAbsolutePath());
-            loaded = f.getAbsolutePath();
-        } else {
-            System.loadLibrary("rocksfilter");
-            loaded = "java.library.path";
-        }
-        return loaded;
+        return SOURCE;
     }
 
     /** Called from native code: the exception for a failed call, as the FFM backend builds it. */
@@ -78,10 +107,10 @@ final class JniNative {
     static native boolean filterMayMatchHash(long filter, long hash);
 
     /**
-     * Key {@code i} is {@code buf[offsets[i] .. offsets[i + 1]]} for {@code i < n}; the result holds
-     * one byte per key, 1 for "may match".
+     * Key {@code i} is {@code buf[offsets[i] .. offsets[i + 1]]} for {@code i < n}; fills
+     * {@code results[0 .. n)} with one byte per key, 1 for "may match".
      */
-    static native byte[] filterMayMatchPacked(long filter, byte[] buf, long[] offsets, int n);
+    static native void filterMayMatchPacked(long filter, byte[] buf, long[] offsets, int n, byte[] results);
 
     static native int filterKind(long filter);
 
@@ -99,7 +128,7 @@ final class JniNative {
     static native boolean sstMayMatch(long sst, byte[] key);
 
     /** As {@link #filterMayMatchPacked}, over an SST file's filter. */
-    static native byte[] sstMayMatchPacked(long sst, byte[] buf, long[] offsets, int n);
+    static native void sstMayMatchPacked(long sst, byte[] buf, long[] offsets, int n, byte[] results);
 
     static native boolean sstPrefixMayMatch(long sst, byte[] prefix);
 
@@ -115,4 +144,36 @@ final class JniNative {
     static native long[] sstOpenStats(long sst);
 
     static native void sstFree(long sst);
+
+    // ---- added for the public classes of the JNI backend ----
+    static native long builderNewWithOptions(int policy, double bitsPerKey, double fpRate, long maxBytes,
+            int ribbonFailureOneIn);
+
+    static native void builderAddKeyAndAlt(long builder, byte[] key, byte[] alt);
+
+    /** {kind, bytes, numProbes, numLines, lineBytes, numBlocks, seed, lowerNumColumns, upperStartBlock}. */
+    static native long[] filterInfo(long filter);
+
+    /** Opens the SST file held in {@code file}; the handle copies what it queries and keeps no reference. */
+    static native long sstOpenBytes(byte[] file, int flags);
+
+    /**
+     * Opens an SST file of {@code size} bytes through {@code call} (a {@link Readers.Call}): the
+     * native side calls {@link #readAt} for each range, during this call and on this thread.
+     */
+    static native long sstOpenReader(Object call, long size, int flags);
+
+    /** Called from native code during {@link #sstOpenReader}: the range's bytes, or null on failure. */
+    static byte[] readAt(Object call, long offset, int len) {
+        return ((Readers.Call) call).read(offset, len);
+    }
+
+    /**
+     * {formatVersion, checksumType, filterType, numPartitions, wholeKeyFiltering (0/1),
+     * hasPrefixFilter (0/1), numEntries, numFilterEntries, filterSize, creationTime, fileCreationTime}.
+     */
+    static native long[] sstPropertyNumbers(long sst);
+
+    /** {filterPolicy, comparator, prefixExtractor, filterBlockName}, null where absent. */
+    static native String[] sstPropertyStrings(long sst);
 }

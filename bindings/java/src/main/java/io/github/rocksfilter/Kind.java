@@ -26,12 +26,17 @@ public enum Kind {
 
     /** The kind for a C value; unknown values map to {@link #ALWAYS_TRUE} (the safe answer). */
     public static Kind fromCode(int code) {
-        return switch (code) {
-            case 0 -> ALWAYS_FALSE;
-            case 2 -> FAST_LOCAL_BLOOM;
-            case 3 -> STANDARD128_RIBBON;
-            case 4 -> LEGACY_BLOOM;
-            default -> ALWAYS_TRUE;
-        };
+        switch (code) {
+            case 0:
+                return ALWAYS_FALSE;
+            case 2:
+                return FAST_LOCAL_BLOOM;
+            case 3:
+                return STANDARD128_RIBBON;
+            case 4:
+                return LEGACY_BLOOM;
+            default:
+                return ALWAYS_TRUE;
+        }
     }
 }

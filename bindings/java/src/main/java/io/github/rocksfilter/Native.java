@@ -68,9 +68,19 @@ final class Native {
             failure = new UnsatisfiedLinkError("rocksfilter Java bindings need a 64-bit platform (size_t of 8 bytes)");
         } else {
             try {
-                NativeLoader.Loaded loaded = NativeLoader.load();
-                lib = loaded.lookup();
-                source = loaded.source();
+                NativeLoader.Loaded<SymbolLookup> loaded = NativeLoader.load(new NativeLoader.Opener<SymbolLookup>() {
+                    @Override
+                    public SymbolLookup open(java.nio.file.Path file) {
+                        return SymbolLookup.libraryLookup(file, Arena.global());
+                    }
+
+                    @Override
+                    public SymbolLookup openSystem(String fileName) {
+                        return SymbolLookup.libraryLookup(fileName, Arena.global());
+                    }
+                });
+                lib = loaded.library;
+                source = loaded.source;
             } catch (UnsatisfiedLinkError e) {
                 failure = e;
             }

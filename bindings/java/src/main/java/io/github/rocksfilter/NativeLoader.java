@@ -4,12 +4,11 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.SymbolLookup;
 import java.net.URL;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -26,7 +25,9 @@ import java.util.Locale;
  *     private temporary file (owner-only permissions) that is deleted once loaded;</li>
  * <li>the system dynamic linker's own search ({@code ld.so.cache}, system directories).</li>
  * </ol>
- * A failure says what was tried, each path, and what to do.
+ * A failure says what was tried, each path, and what to do. Both backends load through here
+ * (Java 11 code): the FFM backend ({@link Native}) opens the file as a {@code SymbolLookup}, the JNI
+ * backend ({@link JniNative}) with {@link System#load}; {@link Opener} is that difference.
  */
 final class NativeLoader {
     private NativeLoader() {
@@ -41,8 +42,29 @@ final class NativeLoader {
 
     static final String FILE_NAME = System.mapLibraryName("rocksfilter");
 
+    /**
+     * How a backend loads the library file: each method throws {@link IllegalArgumentException} or
+     * {@link UnsatisfiedLinkError} when the file cannot be loaded.
+     *
+     * @param <T> what a loaded library is to the backend (a symbol lookup, or nothing)
+     */
+    interface Opener<T> {
+        /** Loads the library file {@code file}. */
+        T open(Path file);
+
+        /** Loads {@code fileName} through the system dynamic linker's search. */
+        T openSystem(String fileName);
+    }
+
     /** A loaded library and a description of where it came from. */
-    record Loaded(SymbolLookup lookup, String source) {
+    static final class Loaded<T> {
+        final T library;
+        final String source;
+
+        Loaded(T library, String source) {
+            this.library = library;
+            this.source = source;
+        }
     }
 
     /** This platform as the bundled copies' directory names it, e.g. {@code linux-x86_64}. */
@@ -53,11 +75,9 @@ final class NativeLoader {
                 : os.startsWith("mac") || os.startsWith("darwin") ? "darwin"
                 : os.startsWith("windows") ? "windows"
                 : os.replaceAll("[^a-z0-9]+", "");
-        String a = switch (arch) {
-            case "amd64", "x86_64", "x64" -> "x86_64";
-            case "aarch64", "arm64" -> "aarch64";
-            default -> arch.replaceAll("[^a-z0-9_]+", "");
-        };
+        String a = arch.equals("amd64") || arch.equals("x86_64") || arch.equals("x64") ? "x86_64"
+                : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64"
+                : arch.replaceAll("[^a-z0-9_]+", "");
         return o + "-" + a;
     }
 
@@ -66,14 +86,13 @@ final class NativeLoader {
         return "/native/" + platform + "/" + FILE_NAME;
     }
 
-    static Loaded load() {
-        Arena arena = Arena.global();
+    static <T> Loaded<T> load(Opener<T> opener) {
         List<String> tried = new ArrayList<>();
 
         // 1. Explicit property: a file or a directory. When set, it is the only place looked at.
         String explicit = System.getProperty(LIBRARY_PATH_PROPERTY);
         if (explicit != null && !explicit.isBlank()) {
-            Path p = Path.of(explicit).toAbsolutePath();
+            Path p = Paths.get(explicit).toAbsolutePath();
             if (Files.isDirectory(p)) {
                 p = p.resolve(FILE_NAME);
             }
@@ -85,8 +104,8 @@ final class NativeLoader {
                         + " bundled in the jar.");
             }
             try {
-                return new Loaded(SymbolLookup.libraryLookup(p, arena), what + " (" + p + ")");
-            } catch (IllegalArgumentException e) {
+                return new Loaded<>(opener.open(p), what + " (" + p + ")");
+            } catch (IllegalArgumentException | UnsatisfiedLinkError e) {
                 throw linkError("rocksfilter: could not load " + p + " (from " + what + "): " + e.getMessage()
                         + ". Is it a " + platform() + " build of librocksfilter?", e);
             }
@@ -99,14 +118,14 @@ final class NativeLoader {
             if (dir.isEmpty()) {
                 continue;
             }
-            Path p = Path.of(dir, FILE_NAME).toAbsolutePath();
+            Path p = Paths.get(dir, FILE_NAME).toAbsolutePath();
             if (!Files.isRegularFile(p)) {
                 tried.add("java.library.path: " + p + " (absent)");
                 continue;
             }
             try {
-                return new Loaded(SymbolLookup.libraryLookup(p, arena), "java.library.path (" + p + ")");
-            } catch (IllegalArgumentException e) {
+                return new Loaded<>(opener.open(p), "java.library.path (" + p + ")");
+            } catch (IllegalArgumentException | UnsatisfiedLinkError e) {
                 tried.add("java.library.path: " + p + " (failed to load: " + e.getMessage() + ")");
             }
         }
@@ -122,13 +141,13 @@ final class NativeLoader {
             if (url == null) {
                 tried.add("bundled copy: none for " + platform + " in this jar (it bundles linux-x86_64)");
             } else {
-                Path dir = Path.of(System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir")));
+                Path dir = Paths.get(System.getProperty(TMPDIR_PROPERTY, System.getProperty("java.io.tmpdir")));
                 Path tmp = null;
                 try (InputStream in = url.openStream()) {
                     tmp = extract(in, dir);
-                    SymbolLookup lookup = SymbolLookup.libraryLookup(tmp, arena);
-                    return new Loaded(lookup, "bundled " + platform + " copy (" + url + ", extracted to " + tmp + ")");
-                } catch (IOException | IllegalArgumentException e) {
+                    T lib = opener.open(tmp);
+                    return new Loaded<>(lib, "bundled " + platform + " copy (" + url + ", extracted to " + tmp + ")");
+                } catch (IOException | IllegalArgumentException | UnsatisfiedLinkError e) {
                     tried.add("bundled copy " + resource + " extracted to " + (tmp == null ? dir : tmp)
                             + " (failed: " + e.getMessage() + "; a noexec temporary directory? set -D"
                             + TMPDIR_PROPERTY + "=/some/dir)");
@@ -142,8 +161,8 @@ final class NativeLoader {
 
         // 4. The system dynamic linker's own search (ld.so.cache, system directories).
         try {
-            return new Loaded(SymbolLookup.libraryLookup(FILE_NAME, arena), "system dynamic linker (" + FILE_NAME + ")");
-        } catch (IllegalArgumentException e) {
+            return new Loaded<>(opener.openSystem(FILE_NAME), "system dynamic linker (" + FILE_NAME + ")");
+        } catch (IllegalArgumentException | UnsatisfiedLinkError e) {
             tried.add("system dynamic linker (" + FILE_NAME + " via ld.so.cache, system directories): not found");
         }
 

@@ -1,15 +1,15 @@
 package io.github.rocksfilter;
 
-import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import java.util.function.Predicate;
 
 /**
- * The batch queries of {@link Filter} and {@link Sst}: {@code rocksfilter_filter_may_match_packed}
- * and {@code rocksfilter_sst_may_match_packed} (the same signature) with heap arrays passed
- * straight to a critical downcall. Keys are packed into one {@code byte[]}, offsets into a
- * {@code long[]}, and results land in a {@code byte[]} (C {@code bool} is one byte), in chunks of
- * {@link #CHUNK} keys. No native allocation; the scratch arrays are the thread's, reused.
+ * The batch queries of {@link Filter} and {@link Sst}, both backends: keys packed into one
+ * {@code byte[]}, offsets into a {@code long[]}, results in a {@code byte[]} (C {@code bool} is one
+ * byte), in chunks of {@link #CHUNK} keys, each chunk answered by one native packed call
+ * ({@code rocksfilter_filter_may_match_packed} or {@code rocksfilter_sst_may_match_packed}: a
+ * critical FFM downcall on the heap arrays, or a JNI call reading them in place). No native
+ * allocation; the scratch arrays are the thread's, reused. Java 11 code, shared by both backends.
  */
 final class PackedBatch {
     /** Keys per native batch call: bounds the scratch arrays and the time spent in one critical call. */
@@ -31,19 +31,26 @@ final class PackedBatch {
     private PackedBatch() {
     }
 
+    /** One native packed call: answers keys {@code buf[offsets[i] .. offsets[i + 1]]}, {@code i < n}. */
+    interface Call {
+        /**
+         * Fills {@code results[0 .. n)} (1 = may match); {@code err} is a one-slot scratch for the
+         * C call's message pointer. Throws the call's {@link RocksFilterException}, or
+         * {@link IllegalStateException} once the handle is closed.
+         */
+        void answer(byte[] buf, int len, long[] offsets, int n, byte[] results, long[] err);
+    }
+
     /**
-     * {@code result[i]} answers {@code keys[i]}, from {@code rocksfilter_sst_may_match_packed} if
-     * {@code isSst}, else {@code rocksfilter_filter_may_match_packed}; {@code ref} is the handle
-     * (its {@code get()} throws {@link IllegalStateException} once closed); {@code owner} is kept
-     * reachable during each call; {@code single} answers one key (for chunks of keys too large to
-     * pack into one array).
+     * {@code result[i]} answers {@code keys[i]}, each chunk through {@code call}; {@code single}
+     * answers one key (for chunks of keys too large to pack into one array). The caller checks that
+     * its handle is open (an empty batch makes no call) and keeps its owner reachable.
      */
-    static boolean[] query(boolean isSst, NativeRef ref, Object owner, byte[][] keys, Predicate<byte[]> single) {
+    static boolean[] query(byte[][] keys, Call call, Predicate<byte[]> single) {
         Objects.requireNonNull(keys, "keys");
         int n = keys.length;
         boolean[] out = new boolean[n];
         if (n == 0) {
-            ref.get();
             return out;
         }
         Scratch scratch = SCRATCH.get();
@@ -84,26 +91,8 @@ final class PackedBatch {
                 pos += k.length;
                 offsets[i + 1] = pos;
             }
-            MemorySegment h = ref.get();
             err[0] = 0;
-            try {
-                // errptr is a heap long[1] (a char * slot), as the call is critical: no native allocation.
-                // Two call sites, so that each method handle is a constant the JIT inlines.
-                int st = isSst
-                        ? (int) Native.SST_MAY_MATCH_PACKED.invokeExact(h, MemorySegment.ofArray(buf), (long) pos,
-                                MemorySegment.ofArray(offsets), (long) m, MemorySegment.ofArray(results),
-                                MemorySegment.ofArray(err))
-                        : (int) Native.FILTER_MAY_MATCH_PACKED.invokeExact(h, MemorySegment.ofArray(buf), (long) pos,
-                                MemorySegment.ofArray(offsets), (long) m, MemorySegment.ofArray(results),
-                                MemorySegment.ofArray(err));
-                if (st != 0) {
-                    throw Native.exception(st, MemorySegment.ofAddress(err[0]));
-                }
-            } catch (Throwable t) {
-                throw Native.rethrow(t);
-            } finally {
-                java.lang.ref.Reference.reachabilityFence(owner);
-            }
+            call.answer(buf, pos, offsets, m, results, err);
             for (int i = 0; i < m; i++) {
                 out[start + i] = results[i] != 0;
             }

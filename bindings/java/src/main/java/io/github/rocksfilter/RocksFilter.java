@@ -68,6 +68,15 @@ public final class RocksFilter {
     }
 
     /**
+     * Which backend calls the native library: {@code "ffm"} here (JDK 22+, the Foreign Function &amp;
+     * Memory API), {@code "jni"} on JDK 11 to 21 (the jar's base classes, which a JDK 22+ also runs
+     * when started with {@code -Djdk.util.jar.enableMultiRelease=false}).
+     */
+    public static String backend() {
+        return "ffm";
+    }
+
+    /**
      * Prints the bindings' and the native library's versions and where the library came from
      * ({@code java -jar rocksfilter.jar}); exits with status 1 and the reason if it cannot be loaded.
      */

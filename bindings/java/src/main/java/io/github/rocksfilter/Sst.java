@@ -109,8 +109,8 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
 
     /** As {@link #open(SeekableByteChannel)}; {@code verifyChecksums=false} skips block checksums. */
     public static Sst open(SeekableByteChannel channel, boolean verifyChecksums) {
-        RangeReader reader = SstSource.reader(channel);
-        return new Sst(SstSource.open(reader, SstSource.size(channel), verifyChecksums), null);
+        RangeReader reader = Readers.reader(channel);
+        return new Sst(SstSource.open(reader, Readers.size(channel), verifyChecksums), null);
     }
 
     /**
@@ -215,7 +215,23 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      */
     public boolean[] mayMatchBatch(byte[][] keys) {
         Objects.requireNonNull(keys, "keys");
-        return PackedBatch.query(true, ref, this, keys, this::mayMatch);
+        ref.get(); // closed: IllegalStateException, even for an empty batch
+        try {
+            return PackedBatch.query(keys, (buf, len, offsets, n, results, err) -> {
+                try {
+                    int st = (int) Native.SST_MAY_MATCH_PACKED.invokeExact(ref.get(), MemorySegment.ofArray(buf),
+                            (long) len, MemorySegment.ofArray(offsets), (long) n, MemorySegment.ofArray(results),
+                            MemorySegment.ofArray(err));
+                    if (st != 0) {
+                        throw Native.exception(st, MemorySegment.ofAddress(err[0]));
+                    }
+                } catch (Throwable t) {
+                    throw Native.rethrow(t);
+                }
+            }, this::mayMatch);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /**

@@ -29,12 +29,17 @@ public enum SstFilterType {
 
     /** The type for a C value; unknown values map to {@link #UNSUPPORTED}. */
     public static SstFilterType fromCode(int code) {
-        return switch (code) {
-            case 0 -> NONE;
-            case 1 -> FULL;
-            case 2 -> PARTITIONED;
-            case 4 -> BLOCK_BASED;
-            default -> UNSUPPORTED;
-        };
+        switch (code) {
+            case 0:
+                return NONE;
+            case 1:
+                return FULL;
+            case 2:
+                return PARTITIONED;
+            case 4:
+                return BLOCK_BASED;
+            default:
+                return UNSUPPORTED;
+        }
     }
 }

@@ -1,7 +1,5 @@
 package io.github.rocksfilter;
 
-import java.io.EOFException;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
@@ -9,15 +7,13 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.SeekableByteChannel;
 import java.util.Objects;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 /**
  * {@code rocksfilter_sst_open_source} from Java: a {@link RangeReader} behind the source's
- * {@code read_at}, and the readers {@link Sst#open(SeekableByteChannel)} uses.
+ * {@code read_at} (the channel readers and the failure handling both backends share are in {@link Readers}).
  *
  * <p>Each open makes its own upcall stub in a confined arena closed when the open returns (the
  * library calls {@code read_at} only inside the open, on the calling thread). Nothing thrown by the
@@ -28,9 +24,6 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 final class SstSource {
     private SstSource() {
     }
-
-    /** The most bytes one {@link RangeReader#readFully} call is given. */
-    static final long MAX_CALL = 1L << 30;
 
     /** read_at's return value when the reader threw or left bytes unfilled (any non-zero is an I/O error). */
     static final int READ_FAILED = 1;
@@ -68,7 +61,7 @@ final class SstSource {
                     return READ_FAILED; // the library stops at the first failure; never ask the reader again
                 }
                 for (long done = 0; done < len; ) {
-                    long n = Math.min(MAX_CALL, len - done);
+                    long n = Math.min(Readers.MAX_CALL, len - done);
                     // The buffer dies with this per-call arena: a reader that kept it cannot write
                     // into the library's memory later. Shared, so a reader may fill it from another
                     // thread while this one waits.
@@ -76,11 +69,8 @@ final class SstSource {
                         ByteBuffer buf = MemorySegment.ofAddress(dst.address() + done).reinterpret(n, call, null)
                                 .asByteBuffer();
                         reader.readFully(offset + done, buf);
-                        if (buf.limit() != n || buf.hasRemaining()) {
-                            failure = new EOFException(String.format(
-                                    "RangeReader.readFully(%d, dst) returned with dst's position at %d and limit at"
-                                            + " %d: it must fill all %d bytes (position == limit == %d)",
-                                    offset + done, buf.position(), buf.limit(), n, n));
+                        failure = Readers.unfilled(offset + done, buf, n);
+                        if (failure != null) {
                             return READ_FAILED;
                         }
                     }
@@ -114,75 +104,9 @@ final class SstSource {
             if (st == 0) {
                 return out.get(ADDRESS, 0);
             }
-            throw withCause(Native.exception(st, err.get(ADDRESS, 0)), call.failure);
+            throw Readers.withCause(Native.exception(st, err.get(ADDRESS, 0)), call.failure);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
-    }
-
-    /**
-     * The exception an open whose reader failed throws: the library's, caused by the reader's; an
-     * {@link Error} the reader threw (an assertion, out of memory) is rethrown itself, the library's
-     * exception attached as suppressed.
-     */
-    private static Throwable withCause(RocksFilterException e, Throwable readerFailure) {
-        if (readerFailure == null) {
-            return e;
-        }
-        if (readerFailure instanceof Error error) {
-            error.addSuppressed(e);
-            return error;
-        }
-        e.initCause(readerFailure);
-        return e;
-    }
-
-    /** The channel's size, a failure as the {@link Status#IO_ERROR} an open would report. */
-    static long size(SeekableByteChannel channel) {
-        try {
-            return channel.size();
-        } catch (IOException e) {
-            RocksFilterException failed = new RocksFilterException(Status.IO_ERROR, "I/O error: size of the channel: " + e);
-            failed.initCause(e);
-            throw failed;
-        }
-    }
-
-    /**
-     * Reads of {@code channel}: positional {@link FileChannel#read(ByteBuffer, long)} calls for a
-     * {@link FileChannel} (its position untouched), else {@code position(offset)} then
-     * {@code read} until the buffer is full.
-     */
-    static RangeReader reader(SeekableByteChannel channel) {
-        Objects.requireNonNull(channel, "channel");
-        if (channel instanceof FileChannel file) {
-            return (offset, dst) -> {
-                long at = offset;
-                while (dst.hasRemaining()) {
-                    int n = file.read(dst, at);
-                    if (n < 0) {
-                        throw ended(at, offset, dst);
-                    }
-                    at += n;
-                }
-            };
-        }
-        return (offset, dst) -> {
-            channel.position(offset);
-            long at = offset;
-            while (dst.hasRemaining()) {
-                int n = channel.read(dst);
-                if (n < 0) {
-                    throw ended(at, offset, dst);
-                }
-                at += n;
-            }
-        };
-    }
-
-    private static EOFException ended(long at, long offset, ByteBuffer dst) {
-        return new EOFException("the channel ends at offset " + at + ", " + dst.remaining()
-                + " bytes short of the range of " + dst.limit() + " bytes at offset " + offset
-                + " (was the file truncated?)");
     }
 }

@@ -4,8 +4,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,7 +13,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -103,8 +100,7 @@ class FilterTest {
     void keyInputKindsAgree(Policy policy) {
         byte[] fromArrays = build(policy, 8.5, KEYS);
         byte[] fromBuffers;
-        byte[] fromSegments;
-        try (FilterBuilder b = new FilterBuilder(policy, 8.5); Arena arena = Arena.ofConfined()) {
+        try (FilterBuilder b = new FilterBuilder(policy, 8.5)) {
             for (int i = 0; i < KEYS.length; i++) {
                 byte[] k = KEYS[i];
                 // Alternate heap and direct buffers, with a non-zero position.
@@ -114,22 +110,15 @@ class FilterTest {
                 assertEquals(3, bb.position());
             }
             fromBuffers = b.finish();
-            for (byte[] k : KEYS) {
-                b.add(arena.allocateFrom(JAVA_BYTE, k));
-            }
-            fromSegments = b.finish();
         }
         assertArrayEquals(fromArrays, fromBuffers);
-        assertArrayEquals(fromArrays, fromSegments);
-        try (Filter f = Filter.load(fromArrays); Arena arena = Arena.ofConfined()) {
+        try (Filter f = Filter.load(fromArrays)) {
             for (byte[] k : ABSENT) {
                 boolean expected = f.mayMatch(k);
                 assertEquals(expected, f.mayMatch(ByteBuffer.wrap(k)));
                 assertEquals(expected, f.mayMatch(ByteBuffer.wrap(k).asReadOnlyBuffer()));
                 ByteBuffer padded = ByteBuffer.allocate(k.length + 8).put(new byte[4]).put(k);
                 assertEquals(expected, f.mayMatch(padded.flip().position(4).slice()));
-                assertEquals(expected, f.mayMatch(arena.allocateFrom(JAVA_BYTE, k)));
-                assertEquals(expected, f.mayMatch(MemorySegment.ofArray(k)));
             }
         }
     }
@@ -148,8 +137,6 @@ class FilterTest {
                 single[i] = f.mayMatch(mixed[i]);
             }
             assertArrayEquals(single, f.mayMatchBatch(mixed));
-            assertArrayEquals(single, f.mayMatchBatchPacked(mixed));
-            assertArrayEquals(single, BenchSupport.mayMatchBatchPointers(f, mixed));
             assertEquals(0, f.mayMatchBatch(new byte[0][]).length);
             int trues = 0;
             for (boolean b : single) {
@@ -199,14 +186,6 @@ class FilterTest {
     @Test
     void hash64() {
         assertEquals(0x5342c3010fe1dd04L, RocksFilter.hash64(new byte[0]));
-        assertEquals(0x5342c3010fe1dd04L, RocksFilter.hash64(MemorySegment.ofArray(new byte[0])));
-        for (byte[] k : KEYS) {
-            long h = RocksFilter.hash64(k);
-            try (Arena arena = Arena.ofConfined()) {
-                assertEquals(h, RocksFilter.hash64(arena.allocateFrom(JAVA_BYTE, k)));
-                assertEquals(h, BenchSupport.hash64NonCritical(arena.allocateFrom(JAVA_BYTE, k)));
-            }
-        }
         assertTrue(RocksFilter.hash64(TestKeys.utf8("a")) != RocksFilter.hash64(TestKeys.utf8("b")));
         assertTrue(RocksFilter.legacyHash32(TestKeys.utf8("a")) != RocksFilter.legacyHash32(TestKeys.utf8("b")));
     }
@@ -283,9 +262,6 @@ class FilterTest {
                 assertEquals(Kind.ALWAYS_TRUE, f.kind());
                 assertTrue(f.mayMatch("anything".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             }
-            try (Arena arena = Arena.ofConfined(); Filter f = Filter.loadBorrowed(arena.allocateFrom(JAVA_BYTE, odd))) {
-                assertEquals(Kind.ALWAYS_TRUE, f.kind());
-            }
         }
     }
 
@@ -341,22 +317,6 @@ class FilterTest {
             assertEquals(Kind.ALWAYS_TRUE, f.kind());
             assertTrue(f.mayMatch(TestKeys.utf8("x")));
         }
-    }
-
-    @Test
-    void loadBorrowed() {
-        byte[] block = build(Policy.BLOOM, 10, KEYS);
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment seg = arena.allocateFrom(JAVA_BYTE, block);
-            try (Filter f = Filter.loadBorrowed(seg)) {
-                assertEquals(Kind.FAST_LOCAL_BLOOM, f.kind());
-                assertArrayEquals(block, f.bytes());
-                for (byte[] k : KEYS) {
-                    assertTrue(f.mayMatch(k));
-                }
-            }
-        }
-        assertThrows(IllegalArgumentException.class, () -> Filter.loadBorrowed(MemorySegment.ofArray(block)));
     }
 
     @Test

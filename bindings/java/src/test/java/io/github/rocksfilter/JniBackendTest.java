@@ -156,7 +156,7 @@ class JniBackendTest {
         try {
             assertEquals(Kind.ALWAYS_FALSE.code(), JniNative.filterKind(jf));
             RocksFilterException bad = assertThrows(RocksFilterException.class,
-                    () -> JniNative.filterMayMatchPacked(jf, new byte[4], new long[] {0, 5}, 1));
+                    () -> JniNative.filterMayMatchPacked(jf, new byte[4], new long[] {0, 5}, 1, new byte[1]));
             assertEquals(Status.INVALID_ARGUMENT, bad.status());
             assertThrows(RocksFilterException.class, () -> JniNative.filterMayMatch(jf, null));
         } finally {
@@ -229,7 +229,7 @@ class JniBackendTest {
 
     /** A packed batch call: {@link JniNative#filterMayMatchPacked} or {@link JniNative#sstMayMatchPacked}. */
     interface PackedCall {
-        byte[] call(long handle, byte[] buf, long[] offsets, int n);
+        void call(long handle, byte[] buf, long[] offsets, int n, byte[] results);
     }
 
     private static String outcome(Supplier<String> load) {
@@ -256,7 +256,9 @@ class JniBackendTest {
         for (int i = 0; i < keys.length; i++) {
             System.arraycopy(keys[i], 0, buf, (int) offsets[i], keys[i].length);
         }
-        return call.call(handle, buf, offsets, keys.length);
+        byte[] results = new byte[keys.length];
+        call.call(handle, buf, offsets, keys.length, results);
+        return results;
     }
 
     private static byte[][] concat(byte[][] a, byte[][] b) {

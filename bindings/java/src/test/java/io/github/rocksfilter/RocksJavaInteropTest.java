@@ -24,8 +24,6 @@ import org.rocksdb.TickerType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -35,7 +33,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -436,7 +433,7 @@ class RocksJavaInteropTest {
         }
     }
 
-    /** openMemory / openBytes read the same file as open(Path). */
+    /** openBytes reads the same file as open(Path) (openMemory: FfmSstTest). */
     @Test
     void openFromMemory() throws Exception {
         Exact c = new Exact("mem-bloom10-fv5", Policy.BLOOM, 10, 5, null);
@@ -451,11 +448,6 @@ class RocksJavaInteropTest {
                 RocksFilterException noPrefix = org.junit.jupiter.api.Assertions.assertThrows(RocksFilterException.class,
                         () -> f.prefixMayMatch(TestKeys.utf8("key")));
                 assertEquals(Status.NOT_SUPPORTED, noPrefix.status());
-                try (Arena arena = Arena.ofConfined()) {
-                    for (byte[] k : ABSENT) {
-                        assertEquals(f.mayMatch(k), f.mayMatch(arena.allocateFrom(JAVA_BYTE, k)));
-                    }
-                }
             }
             // A full filter of a file opened by path stays valid after the Sst is closed.
             try (outlives) {
@@ -464,14 +456,8 @@ class RocksJavaInteropTest {
                     assertTrue(outlives.mayMatch(k));
                 }
             }
-            try (Arena arena = Arena.ofShared()) {
-                MemorySegment seg = arena.allocateFrom(JAVA_BYTE, fileBytes);
-                try (Sst f = Sst.openMemory(seg); Filter full = f.fullFilter().orElseThrow()) {
-                    assertArrayEquals(viaPath, full.bytes());
-                    assertEquals(N, assertEveryKeyMatches(f, KEYS));
-                }
-            }
-            try (Sst f = Sst.openBytes(fileBytes)) {
+            try (Sst f = Sst.openBytes(fileBytes); Filter full = f.fullFilter().orElseThrow()) {
+                assertArrayEquals(viaPath, full.bytes());
                 assertEquals(N, assertEveryKeyMatches(f, KEYS));
                 assertTrue(f.property("rocksdb.comparator").isPresent());
                 assertFalse(f.property("no.such.property").isPresent());
@@ -510,13 +496,11 @@ class RocksJavaInteropTest {
             Path sst = writeSst(c.name(), opts, KEYS);
             byte[] fileBytes = Files.readAllBytes(sst);
             try (Sst modern = Sst.open(sst); SstFilter old = SstFilter.open(sst);
-                 SstFilter fromBytes = SstFilter.openBytes(fileBytes); SstFilter unverified = SstFilter.open(sst, false);
-                 Arena arena = Arena.ofConfined();
-                 SstFilter fromMemory = SstFilter.openMemory(arena.allocateFrom(JAVA_BYTE, fileBytes))) {
+                 SstFilter fromBytes = SstFilter.openBytes(fileBytes); SstFilter unverified = SstFilter.open(sst, false)) {
                 Sst asSst = old; // an SstFilter is an Sst
                 assertEquals(modern.properties(), asSst.properties());
                 assertEquals(modern.filterType(), old.filterType());
-                for (SstFilter f : List.of(old, fromBytes, unverified, fromMemory)) {
+                for (SstFilter f : List.of(old, fromBytes, unverified)) {
                     assertEquals(N, assertEveryKeyMatches(f, KEYS));
                 }
                 for (byte[] k : ABSENT) {

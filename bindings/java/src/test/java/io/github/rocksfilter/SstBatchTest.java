@@ -57,12 +57,17 @@ class SstBatchTest {
     }
 
     static Path write(Config c) throws Exception {
+        return write(c, tmp);
+    }
+
+    /** Writes the file of {@code c} into {@code dir}. */
+    static Path write(Config c, Path dir) throws Exception {
         Options opts = RocksJavaInteropTest.optionsFromString(c.tableOptions());
         try (opts) {
             if (c.prefixOnly()) {
                 opts.useFixedLengthPrefixExtractor(11);
             }
-            Path p = tmp.resolve(c.name() + ".sst");
+            Path p = dir.resolve(c.name() + ".sst");
             try (org.rocksdb.EnvOptions env = new org.rocksdb.EnvOptions();
                  org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(env, opts)) {
                 w.open(p.toString());

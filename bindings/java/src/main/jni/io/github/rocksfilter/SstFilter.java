@@ -3,30 +3,31 @@ package io.github.rocksfilter;
 import java.nio.file.Path;
 
 /**
- * Stand-in for JDK &lt; 22 (see {@link JdkCheck}).
+ * The former name of {@link Sst}, kept so that existing code compiles.
  *
  * @deprecated use {@link Sst}
  */
-@Deprecated
+@Deprecated(since = "0.1.0")
 public final class SstFilter extends Sst {
-    private SstFilter() {
+    private SstFilter(long handle) {
+        super(handle);
     }
 
     /** @deprecated use {@link Sst#open(Path)} */
-    @Deprecated
+    @Deprecated(since = "0.1.0")
     public static SstFilter open(Path path) {
-        throw JdkCheck.unsupported();
+        return new SstFilter(openPath(path, true));
     }
 
     /** @deprecated use {@link Sst#open(Path, boolean)} */
-    @Deprecated
+    @Deprecated(since = "0.1.0")
     public static SstFilter open(Path path, boolean verifyChecksums) {
-        throw JdkCheck.unsupported();
+        return new SstFilter(openPath(path, verifyChecksums));
     }
 
     /** @deprecated use {@link Sst#openBytes(byte[])} */
-    @Deprecated
+    @Deprecated(since = "0.1.0")
     public static SstFilter openBytes(byte[] file) {
-        throw JdkCheck.unsupported();
+        return new SstFilter(openArray(file, true));
     }
 }

@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Executable;
 import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URL;
@@ -20,19 +19,15 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The jar's base classes (src/main/pre22, compiled for Java 8) stand in for the real ones on JDKs
- * older than 22. They must offer the same public API, minus what needs java.lang.foreign, so that
- * code compiled against them links and gets the clear "needs JDK 22" message instead of a
- * NoSuchMethodError. (bindings/java/consumer/run.sh runs them for real on JDK 17.)
+ * The jar's base classes (the JNI backend, src/main/jni plus the shared classes, compiled for Java
+ * 11) replace the FFM ones on JDKs older than 22. They must offer the same public API, minus what
+ * needs java.lang.foreign, so that code compiled against either runs on both. (run-tests.sh runs the
+ * suite on them on JDK 17 and JDK 25.)
  */
-class Pre22StubsTest {
-    static final Path STUBS = Path.of(System.getProperty("rocksfilter.test.pre22Classes"));
+class JniApiTest {
+    static final Path STUBS = Path.of(System.getProperty("rocksfilter.test.jniClasses"));
     static final Path REAL = realClasses();
     static final String PKG = "io.github.rocksfilter";
 
@@ -105,7 +100,7 @@ class Pre22StubsTest {
     }
 
     @Test
-    void stubsMirrorThePublicApi() throws Exception {
+    void jniBaseMirrorsThePublicApi() throws Exception {
         ClassLoader stubs = stubLoader();
         ClassLoader real = Filter.class.getClassLoader();
         Set<String> realClasses = publicClasses(REAL, real);
@@ -113,8 +108,8 @@ class Pre22StubsTest {
         for (String name : realClasses) {
             Class<?> r = Class.forName(name, false, real);
             Class<?> s = Class.forName(name, false, stubs);
-            assertEquals(api(r, true), api(s, false), name + ": the stand-in's public API (src/main/pre22)");
-            assertEquals(52, classVersion(name), name + " stand-in compiled for Java 8");
+            assertEquals(api(r, true), api(s, false), name + ": the JNI class's public API (src/main/jni)");
+            assertEquals(55, classVersion(name), name + " of the JNI base compiled for Java 11");
             if (r.isEnum()) {
                 List<String> rc = Arrays.stream(r.getEnumConstants()).map(Object::toString).toList();
                 List<String> sc = Arrays.stream(s.getEnumConstants()).map(Object::toString).toList();
@@ -132,19 +127,5 @@ class Pre22StubsTest {
     static int classVersion(String name) throws Exception {
         byte[] b = Files.readAllBytes(STUBS.resolve(name.replace('.', '/') + ".class"));
         return ((b[6] & 0xff) << 8) | (b[7] & 0xff);
-    }
-
-    /** On JDK 22+ a stand-in only runs when the multi-release layout was lost: it says so. */
-    @Test
-    void standInExplainsItself() throws Exception {
-        Class<?> builder = Class.forName(PKG + ".FilterBuilder", true, stubLoader());
-        Class<?> policy = Class.forName(PKG + ".Policy", true, builder.getClassLoader());
-        Object bloom = policy.getEnumConstants()[0];
-        InvocationTargetException e = assertThrows(InvocationTargetException.class,
-                () -> builder.getConstructor(policy, double.class).newInstance(bloom, 10.0));
-        UnsupportedOperationException u = assertInstanceOf(UnsupportedOperationException.class, e.getCause());
-        assertTrue(u.getMessage().startsWith("rocksfilter: running on JDK " + Runtime.version().feature()
-                + " but the jar's JDK 22 classes (META-INF/versions/22/) were not used"), u.getMessage());
-        assertFalse(u.getMessage().contains("needs JDK 22 or newer"), u.getMessage());
     }
 }

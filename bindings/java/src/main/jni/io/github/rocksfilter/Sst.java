@@ -1,0 +1,263 @@
+package io.github.rocksfilter;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An SST file's filter, opened once and queried many times ({@code rocksfilter_sst}): "can this
+ * file hold key K?", answered as RocksDB's {@code Get} consults the file's filter (full,
+ * partitioned or the pre-7.0 block-based one, whole keys or prefixes).
+ *
+ * <p><b>Threads:</b> queries may run from any number of threads at once; {@link #close()} must not
+ * run while a query is running on the same handle. A leaked handle is freed by a {@link Cleaner}.
+ *
+ * <p>This is the JNI backend's class (JDK 11 to 21); JDK 22+ loads the FFM one, which adds
+ * {@code openMemory(MemorySegment)} and {@code mayMatch(MemorySegment)} (zero-copy calls on native
+ * memory, which do not exist without the FFM API). Everything else answers the same, with the same
+ * statuses and messages.
+ */
+public class Sst implements AutoCloseable {
+    private final JniRef ref;
+    private final Cleaner.Cleanable cleanable;
+
+    /** {@code rocksfilter_sst_open_opts}' flag: skip block checksum verification. */
+    static final int SKIP_CHECKSUMS = 1;
+
+    Sst(long handle) {
+        this.ref = new JniRef(handle, JniNative::sstFree, "Sst");
+        this.cleanable = JniRef.CLEANER.register(this, ref);
+    }
+
+    static int flags(boolean verifyChecksums) {
+        return verifyChecksums ? 0 : SKIP_CHECKSUMS;
+    }
+
+    /**
+     * Opens the SST file at {@code path}: reads the blocks its filter needs ({@code pread}, at
+     * most two reads for a file with a full or partitioned filter) into native memory the handle owns,
+     * verifying the footer and the checksum of every block read, and closes the file before
+     * returning. Queries read only that memory: truncating, rewriting or deleting the file while
+     * the handle is open changes no answer.
+     *
+     * @throws RocksFilterException {@link Status#IO_ERROR}, {@link Status#CORRUPTION} (what and at
+     *                              which offset) or {@link Status#NOT_SUPPORTED} (e.g. PlainTable)
+     */
+    public static Sst open(Path path) {
+        return new Sst(openPath(path, true));
+    }
+
+    /** As {@link #open(Path)}; {@code verifyChecksums=false} skips block checksum verification. */
+    public static Sst open(Path path, boolean verifyChecksums) {
+        return new Sst(openPath(path, verifyChecksums));
+    }
+
+    /**
+     * Opens an SST file through {@code reader}, e.g. ranged GETs of an object in an object store:
+     * the library asks for the file's last 64 KiB, then at most one more range for a full or
+     * partitioned filter (see {@link RangeReader}), all during this call and on this thread, and
+     * keeps what it queries in native memory of its own, as {@link #open(Path)} does. Nothing keeps
+     * {@code reader} after this returns. On this backend each range is read into a heap buffer
+     * that the library then copies.
+     *
+     * @param reader reads of the file (called only during this call)
+     * @param size   the file's length in bytes (e.g. an object's Content-Length)
+     * @throws RocksFilterException     {@link Status#IO_ERROR} when a read fails: the library's
+     *                                  message names the offset and length, and the
+     *                                  exception's {@linkplain Throwable#getCause() cause} is what
+     *                                  the reader threw (an {@link java.io.EOFException} when it
+     *                                  returned with bytes of {@code dst} unfilled); an
+     *                                  {@link Error} the reader threw is rethrown as it is. Else as
+     *                                  {@link #open(Path)}.
+     * @throws IllegalArgumentException if {@code size} is negative
+     */
+    public static Sst open(RangeReader reader, long size) {
+        return new Sst(openReader(reader, size, true));
+    }
+
+    /** As {@link #open(RangeReader, long)}; {@code verifyChecksums=false} skips block checksums. */
+    public static Sst open(RangeReader reader, long size, boolean verifyChecksums) {
+        return new Sst(openReader(reader, size, verifyChecksums));
+    }
+
+    /**
+     * Opens the SST file {@code channel} reads, as {@link #open(RangeReader, long)} with the
+     * channel's {@link SeekableByteChannel#size() size()}: a {@link java.nio.channels.FileChannel}
+     * is read with positional reads (its position is unchanged), any other channel with
+     * {@code position(offset)} and {@code read} (its position afterwards is unspecified). The
+     * channel stays open; close it when done (the handle does not need it).
+     *
+     * @throws RocksFilterException {@link Status#IO_ERROR} when {@code size()} or a read fails, the
+     *                              channel's exception as the cause; else as {@link #open(Path)}
+     */
+    public static Sst open(SeekableByteChannel channel) {
+        return open(channel, true);
+    }
+
+    /** As {@link #open(SeekableByteChannel)}; {@code verifyChecksums=false} skips block checksums. */
+    public static Sst open(SeekableByteChannel channel, boolean verifyChecksums) {
+        RangeReader reader = Readers.reader(channel);
+        return new Sst(openReader(reader, Readers.size(channel), verifyChecksums));
+    }
+
+    /**
+     * Reads an SST file from a byte array. On this backend the array is read in place during the
+     * call and the handle copies only what it queries ({@link #openStats()} counts those reads).
+     */
+    public static Sst openBytes(byte[] file) {
+        return new Sst(openArray(file, true));
+    }
+
+    static long openPath(Path path, boolean verifyChecksums) {
+        Objects.requireNonNull(path, "path");
+        JniNative.load();
+        return JniNative.sstOpen(path.toString(), flags(verifyChecksums));
+    }
+
+    static long openArray(byte[] file, boolean verifyChecksums) {
+        Objects.requireNonNull(file, "file");
+        JniNative.load();
+        return JniNative.sstOpenBytes(file, flags(verifyChecksums));
+    }
+
+    static long openReader(RangeReader reader, long size, boolean verifyChecksums) {
+        Objects.requireNonNull(reader, "reader");
+        if (size < 0) {
+            throw new IllegalArgumentException("size is " + size + ": a file's length cannot be negative");
+        }
+        JniNative.load();
+        Readers.Call call = new Readers.Call(reader);
+        try {
+            return JniNative.sstOpenReader(call, size, flags(verifyChecksums));
+        } catch (RocksFilterException e) {
+            throw Readers.rethrowWithCause(e, call.failure);
+        }
+    }
+
+    /**
+     * Can the file hold this key? {@code false} is definite. Answers as RocksDB's Get consults the
+     * filter: the whole key, or its prefix when the file was written without whole-key filtering.
+     * Files without a readable filter answer {@code true}.
+     */
+    public boolean mayMatch(byte[] key) {
+        Objects.requireNonNull(key, "key");
+        try {
+            return JniNative.sstMayMatch(ref.get(), key);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Batch query: {@code result[i]} answers {@code keys[i]}, exactly as {@link #mayMatch(byte[])}
+     * would. One native call per 4096 keys ({@code rocksfilter_sst_may_match_packed}), which groups
+     * the keys by filter partition and hashes and prefetches each group before probing.
+     *
+     * @throws NullPointerException  if {@code keys} or one of its elements is null
+     * @throws IllegalStateException if this handle is closed
+     */
+    public boolean[] mayMatchBatch(byte[][] keys) {
+        Objects.requireNonNull(keys, "keys");
+        try {
+            long h = ref.get(); // closed: IllegalStateException, even for an empty batch
+            return PackedBatch.query(keys, (buf, len, offsets, n, results, err) ->
+                    JniNative.sstMayMatchPacked(h, buf, offsets, n, results), this::mayMatch);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Can the file hold a key with this prefix (exactly as the file's prefix extractor produces it)?
+     *
+     * @throws RocksFilterException {@link Status#NOT_SUPPORTED} when the file has no prefix filter;
+     *                              {@link Status#INVALID_ARGUMENT} when the prefix cannot come from
+     *                              the file's extractor (e.g. wrong length for FixedPrefix.N)
+     */
+    public boolean prefixMayMatch(byte[] prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        try {
+            return JniNative.sstPrefixMayMatch(ref.get(), prefix);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * The file's full filter as a {@link Filter} sharing the handle's bytes (no copy); it stays
+     * valid after this handle is closed. Close it independently.
+     *
+     * @return empty when the filter is partitioned or absent
+     * @throws RocksFilterException {@link Status#NOT_SUPPORTED} for a filter this library cannot read
+     */
+    public Optional<Filter> fullFilter() {
+        try {
+            long f = JniNative.sstFullFilter(ref.get());
+            return f == 0 ? Optional.empty() : Optional.of(new Filter(f));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The kind of filter the file holds. */
+    public SstFilterType filterType() {
+        try {
+            return SstFilterType.fromCode(JniNative.sstFilterType(ref.get()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The file's format and table properties. */
+    public SstProperties properties() {
+        try {
+            long h = ref.get();
+            long[] n = JniNative.sstPropertyNumbers(h);
+            String[] s = JniNative.sstPropertyStrings(h);
+            return new SstProperties((int) n[0], (int) n[1], SstFilterType.fromCode((int) n[2]), (int) n[3],
+                    n[4] != 0, n[5] != 0, n[6], n[7], n[8], n[9], n[10], s[0], s[1], s[2], s[3]);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * The raw bytes of table property {@code name}, e.g. "rocksdb.num.entries" (a varint) or
+     * "rocksdb.comparator" (a string); empty when absent.
+     */
+    public Optional<byte[]> property(String name) {
+        Objects.requireNonNull(name, "name");
+        try {
+            return Optional.ofNullable(JniNative.sstProperty(ref.get(), name));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * What opening the file read ({@code reads}, {@code bytesRead}) and the native bytes the handle
+     * keeps for its queries ({@code rocksfilter_sst_get_open_stats}).
+     */
+    public SstOpenStats openStats() {
+        try {
+            long[] st = JniNative.sstOpenStats(ref.get());
+            return new SstOpenStats(st[0], st[1], st[2]);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Whether {@link #close()} has run. */
+    public boolean isClosed() {
+        return ref.isClosed();
+    }
+
+    /** Frees the native handle. Idempotent and thread-safe; no query may be running on it. */
+    @Override
+    public void close() {
+        cleanable.clean();
+    }
+}

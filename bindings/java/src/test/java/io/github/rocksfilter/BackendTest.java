@@ -1,0 +1,29 @@
+package io.github.rocksfilter;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Which backend the suite runs on: the FFM one on JDK 22+ unless the run asks for the JNI one
+ * ({@code -Drocksfilter.test.backend=jni}: run-tests.sh's runs on JDK 17 and JDK 25), so that a
+ * run meant for one backend cannot pass on the other.
+ */
+class BackendTest {
+    @Test
+    void expectedBackendAnswers() {
+        String expected = System.getProperty("rocksfilter.test.backend",
+                Runtime.version().feature() >= 22 ? "ffm" : "jni");
+        assertEquals(expected, RocksFilter.backend());
+        // The backend's classes answer: a filter built and queried through it.
+        try (FilterBuilder b = new FilterBuilder(Policy.BLOOM, 10)) {
+            b.add(TestKeys.utf8("k"));
+            try (Filter f = Filter.load(b.finish())) {
+                assertEquals(Kind.FAST_LOCAL_BLOOM, f.kind());
+                assertEquals(true, f.mayMatch(TestKeys.utf8("k")));
+            }
+        }
+        System.out.println("backend: " + RocksFilter.backend() + " on JDK " + Runtime.version().feature()
+                + ", library from " + RocksFilter.nativeLibrary());
+    }
+}
