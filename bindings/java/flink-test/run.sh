@@ -7,13 +7,15 @@
 #     number) are iterated with the SstFileReader of the RocksDB Flink bundles (frocksdbjni);
 #   step 2, the check's JDK (only rocksfilter on the class path): every key iterated must "may
 #     match" in rocksfilter's Sst, and absent keys of the same shape are counted (FP rate <= 3%).
-# Exits non-zero on any failure. Flink and its dependencies come from Maven Central (about 150 MB
+# Exits non-zero on any failure. Flink and its dependencies come from Maven Central (about 157 MB
 # into a cold local repository); rocksfilter from the local repository (mvn install in
 # bindings/java: done here unless --no-install).
 # Usage: bindings/java/flink-test/run.sh [--no-install]
-#   ROCKSFILTER_FLINK_JAVA_HOME  JDK of step 1 (default JDK 17)
-#   ROCKSFILTER_CHECK_JAVA_HOME  JDK of step 2 (default below)
+#   ROCKSFILTER_OLD_JAVA_HOME    JDK 17 (default /usr/lib/jvm/java-17-openjdk-amd64)
 #   ROCKSFILTER_JAVA_HOME        JDK 22+ that builds and installs the rocksfilter jar (default JDK 25)
+#   ROCKSFILTER_FLINK_JAVA_HOME  JDK of step 1 (default JDK 17)
+#   ROCKSFILTER_CHECK_JAVA_HOME  JDK of step 2 (default JDK 17: the jar's JNI backend; a JDK 22+
+#                                runs the FFM backend)
 set -euo pipefail
 start=$SECONDS
 
@@ -21,13 +23,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 java_dir="$(cd "$here/.." && pwd)"
 root="$(cd "$java_dir/../.." && pwd)"
 
-jdk17=/usr/lib/jvm/java-17-openjdk-amd64
-jdk25=/usr/lib/jvm/temurin-25-jdk-amd64
+jdk17="${ROCKSFILTER_OLD_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
+jdk25="${ROCKSFILTER_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 flink_java_home="${ROCKSFILTER_FLINK_JAVA_HOME:-$jdk17}"
-# The check's JDK. JDK 25 (FFM backend) until the rocksfilter jar's public classes run on JDK 17
-# through the JNI backend; then this default becomes "$jdk17".
-check_java_home="${ROCKSFILTER_CHECK_JAVA_HOME:-$jdk25}"
-build_java_home="${ROCKSFILTER_JAVA_HOME:-$jdk25}"
+check_java_home="${ROCKSFILTER_CHECK_JAVA_HOME:-$jdk17}"
+build_java_home="$jdk25"
 for j in "$flink_java_home" "$check_java_home"; do
   "$j/bin/java" -version >/dev/null 2>&1 || { echo "flink-test: no JDK at $j" >&2; exit 1; }
 done

@@ -1,6 +1,7 @@
 package io.github.rocksfilter.flinktest;
 
 import io.github.rocksfilter.RangeReader;
+import io.github.rocksfilter.RocksFilter;
 import io.github.rocksfilter.Sst;
 import io.github.rocksfilter.SstFilterType;
 import io.github.rocksfilter.SstOpenStats;
@@ -44,9 +45,9 @@ public final class FilterCheck {
         }
         Path work = Paths.get(args[0]);
         double maxFp = args.length > 1 ? Double.parseDouble(args[1]) : 0.03;
-        System.out.printf("check: JDK %s (%s), rocksfilter %s, native library %s%n", System.getProperty("java.version"),
-                System.getProperty("java.vm.name"), io.github.rocksfilter.RocksFilter.BINDING_VERSION,
-                io.github.rocksfilter.RocksFilter.version());
+        System.out.printf("check: JDK %s, rocksfilter %s, %s backend, native library %s from %s%n",
+                System.getProperty("java.version"), RocksFilter.BINDING_VERSION, RocksFilter.backend(),
+                RocksFilter.version(), RocksFilter.nativeLibrary());
 
         List<String[]> rows = new ArrayList<>();
         for (String line : Files.readAllLines(work.resolve("manifest.tsv"))) {
@@ -97,10 +98,14 @@ public final class FilterCheck {
                 if (!r[4].equals(cf)) {
                     failures.add("sst " + index + ": rocksdb.column.family.name is " + cf + ", SstFileReader said " + r[4]);
                 }
-                System.out.printf("sst %2s: %s (%s): format_version %d, checksum type %d, filter %s, policy %s, block %s, "
+                String kind;
+                try (var full = file.fullFilter().orElse(null)) {
+                    kind = full == null ? "-" : full.kind().toString();
+                }
+                System.out.printf("sst %2s: %s (%s): format_version %d, checksum type %d, filter %s %s, policy %s, block %s, "
                                 + "%d partition(s), whole-key %s, prefix extractor %s, prefix filter %s, "
                                 + "%d filter entries (num.entries %d), %d filter bytes; open: %d reads, %d bytes read, %d held%n",
-                        index, sst.getFileName(), name, p.formatVersion(), p.checksumType(), type, p.filterPolicy(),
+                        index, sst.getFileName(), name, p.formatVersion(), p.checksumType(), type, kind, p.filterPolicy(),
                         p.filterBlockName(), p.numPartitions(),
                         p.wholeKeyFiltering(), p.prefixExtractor(), p.hasPrefixFilter(), p.numFilterEntries(),
                         p.numEntries(), p.filterSize(), st.reads(), st.bytesRead(), st.bytesHeld());
