@@ -341,8 +341,8 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchHash<'
     })
 }
 
-/// Packed batch: key i is `buf[offsets[i] .. offsets[i+1]]`, `n` keys; the
-/// answers go into `results`, one byte each (1 = may match).
+/// Packed batch: key i is `buf[offsets[first + i] .. offsets[first + i + 1]]`,
+/// `n` keys; the answers go into `results`, one byte each (1 = may match).
 #[no_mangle]
 pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchPacked<'l>(
     mut env: JNIEnv<'l>,
@@ -350,10 +350,11 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchPacked
     f: jlong,
     buf: JByteArray<'l>,
     offsets: JLongArray<'l>,
+    first: jint,
     n: jint,
     results: JByteArray<'l>,
 ) {
-    run(&mut env, (), |env| packed(env, filter_ptr(f), &buf, &offsets, n, &results, ffi::rocksfilter_filter_may_match_packed))
+    run(&mut env, (), |env| packed(env, filter_ptr(f), &buf, &offsets, first, n, &results, ffi::rocksfilter_filter_may_match_packed))
 }
 
 /// A C packed-batch function (`rocksfilter_filter_may_match_packed`,
@@ -368,6 +369,7 @@ fn packed<T>(
     handle: *const T,
     buf: &JByteArray<'_>,
     offsets: &JLongArray<'_>,
+    first: jint,
     n: jint,
     out: &JByteArray<'_>,
     query: PackedFn<T>,
@@ -375,7 +377,8 @@ fn packed<T>(
     let n = usize::try_from(n)
         .map_err(|_| Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some(format!("invalid argument: n = {n}"))))?;
     let mut offs = vec![0i64; n + 1];
-    env.get_long_array_region(offsets, 0, &mut offs)?;
+    // Throws ArrayIndexOutOfBoundsException (pending) past the array's end.
+    env.get_long_array_region(offsets, first, &mut offs)?;
     // A negative offset becomes a huge one, which the C call refuses.
     let offs: Vec<usize> = offs.iter().map(|&o| o as usize).collect();
     let mut results = vec![false; n];
@@ -500,10 +503,11 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatchPacked<'l
     s: jlong,
     buf: JByteArray<'l>,
     offsets: JLongArray<'l>,
+    first: jint,
     n: jint,
     results: JByteArray<'l>,
 ) {
-    run(&mut env, (), |env| packed(env, sst_ptr(s), &buf, &offsets, n, &results, ffi::rocksfilter_sst_may_match_packed))
+    run(&mut env, (), |env| packed(env, sst_ptr(s), &buf, &offsets, first, n, &results, ffi::rocksfilter_sst_may_match_packed))
 }
 
 #[no_mangle]
