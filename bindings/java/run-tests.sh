@@ -68,3 +68,9 @@ jni_suite() { # jni_suite LABEL JAVA_HOME [JVM ARGS...]: the portable tests on t
 jni_suite jdk17 "$old_java_home"
 jni_suite jdk25 "$JAVA_HOME" --enable-native-access=ALL-UNNAMED -Djdk.util.jar.enableMultiRelease=false
 echo "run-tests.sh: the JNI suite ran ${#sources[@]} test sources (FFM-only, not on JNI: ${ffm_only[*]})"
+
+# Inside a Flink job (flink-test/, issue 26): a MiniCluster on JDK 17 keeps keyed state in the
+# RocksDB state backend with Bloom filters, takes an incremental checkpoint, and every SST file of
+# it is checked through the jar on JDK 17 (JNI): each key SstFileReader iterates may match, absent
+# keys are rejected at about the filter's FP rate.
+"$here/flink-test/run.sh" --no-install
