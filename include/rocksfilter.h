@@ -122,6 +122,15 @@ typedef enum {
 #define ROCKSFILTER_SST_MMAP 2
 
 /**
+ * Flag for the opens that take a cache (rocksfilter_sst_open_ex(),
+ * rocksfilter_sst_open_source_ex()) with a cache set: whole full filters
+ * go to the cache too, read on first use, so that many small files also
+ * live within the budget (without it, full filters are read at open and
+ * kept by their handle, outside the budget; only partitions are cached).
+ */
+#define ROCKSFILTER_SST_CACHE_FULL_FILTERS 4
+
+/**
  * rocksfilter_sst_filter_type(): the file has no filter.
  */
 #define ROCKSFILTER_SST_FILTER_NONE 0
@@ -199,6 +208,13 @@ typedef enum {
  * `rocksfilter_builder_free`.
  */
 typedef struct rocksfilter_builder rocksfilter_builder;
+
+/**
+ * A cache of filter blocks with a byte budget, shared by the SST handles
+ * opened with it (rocksfilter_sst_options.cache). Thread-safe. Made by
+ * rocksfilter_cache_new(), freed by rocksfilter_cache_free().
+ */
+typedef struct rocksfilter_cache rocksfilter_cache;
 
 /**
  * A loaded, immutable filter. May be queried from many threads at once;
@@ -375,15 +391,110 @@ typedef struct rocksfilter_filter_info_ex {
 } rocksfilter_filter_info_ex;
 
 /**
+ * A cache's counters and occupancy, filled by rocksfilter_cache_get_stats().
+ * Set `struct_size = sizeof(struct rocksfilter_cache_stats)`; the library
+ * fills at most that many bytes and sets `struct_size` to what it filled.
+ * Counters count since the cache was made.
+ */
+typedef struct rocksfilter_cache_stats {
+  /**
+   * In: bytes the caller provides. Out: bytes the library filled.
+   */
+  uint32_t struct_size;
+  /**
+   * Always 0.
+   */
+  uint32_t reserved;
+  /**
+   * The capacity in bytes.
+   */
+  uint64_t capacity;
+  /**
+   * Bytes held now (at most capacity).
+   */
+  uint64_t bytes_held;
+  /**
+   * Blocks held now.
+   */
+  uint64_t entries;
+  /**
+   * Block lookups that found the block (one per partition a single
+   * query consults; one per partition per batch).
+   */
+  uint64_t hits;
+  /**
+   * Block lookups that did not (and read it, or found it unreadable).
+   */
+  uint64_t misses;
+  /**
+   * Reads of a source for blocks, and the bytes they returned.
+   */
+  uint64_t reads;
+  uint64_t bytes_read;
+  /**
+   * Reads that failed (the source's error, a file replaced or
+   * truncated): that query answered "may match", nothing was cached.
+   */
+  uint64_t read_errors;
+  /**
+   * Blocks whose bytes are no filter RocksDB would use (bad checksum or
+   * geometry): cached as "may match".
+   */
+  uint64_t bad_blocks;
+  /**
+   * Blocks evicted to make room.
+   */
+  uint64_t evictions;
+  /**
+   * Blocks read but not cached (larger than a shard's share, or every
+   * block of the shard in use).
+   */
+  uint64_t uncached;
+} rocksfilter_cache_stats;
+
+/**
+ * Options of rocksfilter_sst_open_ex() and rocksfilter_sst_open_source_ex().
+ * Zero-initialise it and set `struct_size = sizeof(struct
+ * rocksfilter_sst_options)` (lets the struct grow), then what you need.
+ */
+typedef struct rocksfilter_sst_options {
+  /**
+   * sizeof(struct rocksfilter_sst_options).
+   */
+  size_t struct_size;
+  /**
+   * ROCKSFILTER_SST_SKIP_CHECKSUMS, ROCKSFILTER_SST_MMAP (path opens
+   * only, not with a cache), ROCKSFILTER_SST_CACHE_FULL_FILTERS (with a
+   * cache only).
+   */
+  uint32_t flags;
+  /**
+   * NULL: every filter block is read at open and kept by the handle, as
+   * rocksfilter_sst_open() does. Otherwise a cache (not owned: it must
+   * outlive nothing, the handle keeps its own reference): the handle
+   * keeps a partitioned filter's top-level index and its source, and
+   * reads each partition into the cache when a query first needs it.
+   */
+  struct rocksfilter_cache *cache;
+} rocksfilter_sst_options;
+
+/**
  * A file the caller reads for the library: its own file layer, an object
  * store's ranged GETs, an encrypted or remote file. Zero-initialise it,
  * set `struct_size = sizeof(struct rocksfilter_source)`, `size` and
- * `read_at` (and `ctx`, handed back to `read_at`).
+ * `read_at` (and `ctx`, handed back to `read_at` and `release`).
  *
  * `read_at` must copy exactly `len` bytes of the file at `offset` into
  * `dst` and return 0, or return anything else for an I/O error (the open
  * then fails with ROCKSFILTER_IO_ERROR naming the offset, the length and
- * that code). The library never asks past `size`, and asks few ranges: the
+ * that code). With a cache (rocksfilter_sst_open_source_ex()), the handle
+ * keeps the source and calls `read_at` when a query needs a filter block
+ * the cache does not hold, from the querying thread, so from many threads
+ * at once: `read_at` must then be thread-safe, and a failure answers "may
+ * match" for that query. `release`, when set, is called exactly once with
+ * `ctx` when the library is done with it: before the open returns when
+ * the handle keeps no source (no cache, or the open failed), else when the
+ * handle is freed, after its last read. The library never asks past `size`, and asks few ranges: the
  * last 64 KiB of the file (all of it when smaller: footer, metaindex and
  * properties), then for a full filter its block (nothing more when the
  * first read held it), for a partitioned filter one range holding every
@@ -408,6 +519,11 @@ typedef struct rocksfilter_source {
    * else = I/O error.
    */
   int (*read_at)(void *ctx, uint64_t offset, uint8_t *dst, size_t len);
+  /**
+   * Optional (NULL, or a struct_size that ends before it: never called):
+   * called once with ctx when the library no longer needs it.
+   */
+  void (*release)(void *ctx);
 } rocksfilter_source;
 
 /**
@@ -795,6 +911,37 @@ uint32_t rocksfilter_legacy_hash32(const uint8_t *key, size_t len);
 const char *rocksfilter_version(void);
 
 /**
+ * A cache that holds at most `capacity_bytes` of filter blocks (and their
+ * entries: about 48 bytes each), split into shards of at least 8 MiB (at
+ * most 16): a block larger than a shard's share is read by each query
+ * that needs it and never cached. Evicts by recency (CLOCK: a hit sets a
+ * bit, an insertion sweeps); hits take no lock. NULL on failure (none
+ * expected). Free with rocksfilter_cache_free().
+ */
+struct rocksfilter_cache *rocksfilter_cache_new(size_t capacity_bytes);
+
+/**
+ * Frees the caller's reference. Handles opened with the cache keep it
+ * alive until they are freed too, so freeing it first is harmless (but
+ * its counters can then no longer be read). NULL is ignored.
+ */
+void rocksfilter_cache_free(struct rocksfilter_cache *cache);
+
+/**
+ * Bytes the cache holds now (blocks and entries); at most its capacity.
+ * 0 for NULL. Thread-safe.
+ */
+size_t rocksfilter_cache_bytes_held(const struct rocksfilter_cache *cache);
+
+/**
+ * Fills `*out` (see rocksfilter_cache_stats). ROCKSFILTER_INVALID_ARGUMENT
+ * on NULL arguments or a `struct_size` below 16. Thread-safe.
+ */
+rocksfilter_status rocksfilter_cache_get_stats(const struct rocksfilter_cache *cache,
+                                               struct rocksfilter_cache_stats *out,
+                                               char **errptr);
+
+/**
  * ==========================================================================
  * SST FILES: open a RocksDB SST file and ask whether it can hold a key.
  * ==========================================================================
@@ -834,6 +981,26 @@ rocksfilter_status rocksfilter_sst_open_opts(const char *path,
                                              char **errptr);
 
 /**
+ * As rocksfilter_sst_open() with options (`opts` NULL: the defaults).
+ * With `opts->cache` set, the handle keeps the top-level index of a
+ * partitioned filter (and, with ROCKSFILTER_SST_CACHE_FULL_FILTERS, no
+ * full filter either) and reads each partition into the cache when a
+ * query first needs it: it keeps the path, not the file, and reopens the
+ * file for the reads of each query or batch that misses (open, pread,
+ * close: no file descriptor held between queries, so 100,000s of handles
+ * need no more than the threads querying them). The file must then stay
+ * in place: a read that fails, or a file that is no longer the one opened
+ * (other device, inode or length), answers "may match" for that query and
+ * is counted (rocksfilter_cache_stats.read_errors). Queries stay
+ * thread-safe; a miss costs the read in the querying thread.
+ * ROCKSFILTER_INVALID_ARGUMENT for a cache with ROCKSFILTER_SST_MMAP.
+ */
+rocksfilter_status rocksfilter_sst_open_ex(const char *path,
+                                           const struct rocksfilter_sst_options *opts,
+                                           struct rocksfilter_sst **out,
+                                           char **errptr);
+
+/**
  * Reads an SST file held in memory (`len` bytes at `data`) without copying:
  * `data` must stay valid and unmodified until the handle and every filter
  * obtained from it are freed. Errors as rocksfilter_sst_open().
@@ -865,6 +1032,20 @@ rocksfilter_status rocksfilter_sst_open_source(const struct rocksfilter_source *
                                                uint32_t flags,
                                                struct rocksfilter_sst **out,
                                                char **errptr);
+
+/**
+ * As rocksfilter_sst_open_source() with options (`opts` NULL: the
+ * defaults; flags ROCKSFILTER_SST_SKIP_CHECKSUMS and, with a cache,
+ * ROCKSFILTER_SST_CACHE_FULL_FILTERS). With `opts->cache` set, the handle
+ * keeps the source (its fields are copied; `ctx` must stay valid until
+ * `release` is called) and reads filter blocks through it when queries
+ * need them, from the querying threads: `read_at` must be thread-safe (see
+ * rocksfilter_source). Without a cache, as rocksfilter_sst_open_source().
+ */
+rocksfilter_status rocksfilter_sst_open_source_ex(const struct rocksfilter_source *src,
+                                                  const struct rocksfilter_sst_options *opts,
+                                                  struct rocksfilter_sst **out,
+                                                  char **errptr);
 
 /**
  * Fills `*out` (see rocksfilter_sst_open_stats). ROCKSFILTER_INVALID_ARGUMENT,
@@ -933,7 +1114,9 @@ rocksfilter_status rocksfilter_sst_prefix_may_match(const struct rocksfilter_sst
  * The file's full filter as a rocksfilter_filter, sharing the handle's bytes
  * (no copy): it stays valid after rocksfilter_sst_free() for files opened
  * by path or source; for rocksfilter_sst_open_memory() the caller's buffer
- * must outlive it. Free it with rocksfilter_filter_free().
+ * must outlive it. A full filter in a cache (ROCKSFILTER_SST_CACHE_FULL_FILTERS)
+ * is read through the cache and copied: the copy is the returned filter's,
+ * outside the cache's budget. Free it with rocksfilter_filter_free().
  * ROCKSFILTER_NOT_FOUND when the file's filter is partitioned or absent;
  * ROCKSFILTER_NOT_SUPPORTED when it is of a kind this library cannot read.
  */

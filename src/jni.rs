@@ -725,6 +725,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpenBytes<'l>(
                 size: bytes.len() as u64,
                 ctx: &mut ctx as *mut &[u8] as *mut std::ffi::c_void,
                 read_at: Some(read_slice),
+                release: None,
             };
             // SAFETY: src is valid and its ctx outlives the call; out and errptr are valid slots.
             call(|err| unsafe { ffi::rocksfilter_sst_open_source(&src, flags as u32, &mut out, err) })
@@ -801,6 +802,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpenReader<'l>(
             size: size as u64,
             ctx: &ctx as *const JavaReader as *mut std::ffi::c_void,
             read_at: Some(read_java),
+            release: None,
         };
         let mut out: *mut rocksfilter_sst = ptr::null_mut();
         // SAFETY: src is valid and ctx outlives the call; out and errptr are valid slots.

@@ -24,6 +24,7 @@
 mod arch;
 mod bloom;
 mod builder;
+mod cache;
 mod error;
 /// The C ABI (`include/rocksfilter.h`): not part of the Rust API. The
 /// symbols are exported from the cdylib and staticlib; Rust code never
@@ -54,6 +55,7 @@ pub mod sst;
 
 pub use bloom::{cache_local_fp_rate, choose_num_probes, standard_fp_rate};
 pub use builder::FilterBuilder;
+pub use cache::{CacheStats, FilterCache};
 pub use error::{Error, ErrorKind, Result};
 pub use filter::{Filter, FilterInfo, Kind};
 pub use hash::{bloom_hash, hash64};

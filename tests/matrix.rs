@@ -19,7 +19,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rocksfilter::{Filter, Kind, Policy, Sst, SstFilter};
+use rocksfilter::sst::SstOptions;
+use rocksfilter::{Filter, FilterCache, Kind, Policy, Sst, SstFilter};
 use serde_json::Value;
 
 #[path = "support/callback.rs"]
@@ -123,6 +124,10 @@ struct Tally {
     /// Opens through the C callback source, their reads, the most of one.
     callback_reads: u64,
     callback_max: u64,
+    /// Full and partitioned files opened again with a small filter cache
+    /// (partitions and full filters read on demand), and the cache's reads.
+    cached_files: usize,
+    cached_reads: u64,
     cases: BTreeMap<String, usize>,
     /// The family matrix: RocksDB 7.8.3's verdict on another writer's files
     /// (`rocksdb78_probes`), and the writer's own filter where the writer is
@@ -502,6 +507,37 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             if let Some(i) = (0..all.len()).find(|&i| batch[i] != sst.may_match(all[i])) {
                 fail(&mut failures, format!("BATCH DIFFERS: key {} batch {} single {}", String::from_utf8_lossy(all[i]), batch[i], !batch[i]));
             }
+            // Read on demand through a cache of 32 KiB (a few partitions at
+            // a time): the same answers, single, batch and prefix.
+            if matches!(want.as_str(), "full" | "partitioned") {
+                let cache = FilterCache::new(32 << 10);
+                let opts = SstOptions::default().with_cache(cache.clone()).with_cache_full_filters(true);
+                match Sst::open_with(wdir.join(s("file")), opts) {
+                    Err(e) => fail(&mut failures, format!("open with a cache failed: {e}")),
+                    Ok(c) => {
+                        if let Some(k) = all.iter().find(|k| c.may_match(k) != sst.may_match(k)) {
+                            fail(&mut failures, format!("CACHED DIFFERS: key {}", String::from_utf8_lossy(k)));
+                        }
+                        let mut cached = vec![false; all.len()];
+                        c.may_match_batch(&all, &mut cached);
+                        if cached != batch {
+                            fail(&mut failures, "CACHED BATCH DIFFERS".into());
+                        }
+                        if let Some(pp) = row["prefix_probes"].as_str() {
+                            let prefixes: Vec<Vec<u8>> = lines(&wdir.join(pp)).iter().map(|p| hex(&p[0])).collect();
+                            if let Some(p) = prefixes.iter().find(|p| c.prefix_may_match(p).ok() != sst.prefix_may_match(p).ok()) {
+                                fail(&mut failures, format!("CACHED DIFFERS on prefix {}", String::from_utf8_lossy(p)));
+                            }
+                        }
+                        let st = cache.stats();
+                        if st.read_errors > 0 || st.bytes_held > st.capacity {
+                            fail(&mut failures, format!("cache: {st:?}"));
+                        }
+                        t.cached_files += 1;
+                        t.cached_reads += st.reads;
+                    }
+                }
+            }
             // RocksDB's own decisions. With a block-based filter and a hash
             // index (kHashSearch), a key whose prefix no key of the file has
             // is answered by the hash index before the filter is asked (a
@@ -716,6 +752,10 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             t.files,
             t.callback_reads as f64 / t.files.max(1) as f64,
             t.callback_max
+        );
+        println!(
+            "  with a 32 KiB filter cache: {} full and partitioned files, same answers as loaded at open, {} block reads on demand",
+            t.cached_files, t.cached_reads
         );
     }
     let total: usize = tallies.values().map(|t| t.files).sum();

@@ -6,7 +6,8 @@ use std::ptr;
 use super::guard::{guard, guard_out, guard_status};
 use super::{batch_fail_open, batch_packed, bytes, null_arg, rocksfilter_filter, rocksfilter_status, write_sized, BatchTarget};
 use crate::sst::{Source, Sst, SstFilter, SstFilterType, SstOptions};
-use crate::{Error, ErrorKind};
+use crate::{Error, ErrorKind, FilterCache};
+use std::sync::Arc;
 
 /// Flag for rocksfilter_sst_open_opts() and the other opens: do not verify
 /// block checksums.
@@ -22,6 +23,13 @@ pub const ROCKSFILTER_SST_SKIP_CHECKSUMS: u32 = 1;
 /// (65,530 by default on Linux, shared with malloc): past that every
 /// mapping of the process fails. Without it, no handle maps anything.
 pub const ROCKSFILTER_SST_MMAP: u32 = 2;
+
+/// Flag for the opens that take a cache (rocksfilter_sst_open_ex(),
+/// rocksfilter_sst_open_source_ex()) with a cache set: whole full filters
+/// go to the cache too, read on first use, so that many small files also
+/// live within the budget (without it, full filters are read at open and
+/// kept by their handle, outside the budget; only partitions are cached).
+pub const ROCKSFILTER_SST_CACHE_FULL_FILTERS: u32 = 4;
 
 /// rocksfilter_sst_filter_type(): the file has no filter.
 pub const ROCKSFILTER_SST_FILTER_NONE: u32 = 0;
@@ -103,17 +111,206 @@ fn wrap(inner: Sst<'static>) -> *mut rocksfilter_sst {
 
 /// The options `flags` ask for; `allowed` the flags this open takes.
 fn options(flags: u32, allowed: u32) -> Result<SstOptions, Error> {
-    if flags & !(ROCKSFILTER_SST_SKIP_CHECKSUMS | ROCKSFILTER_SST_MMAP) != 0 {
+    if flags & !(ROCKSFILTER_SST_SKIP_CHECKSUMS | ROCKSFILTER_SST_MMAP | ROCKSFILTER_SST_CACHE_FULL_FILTERS) != 0 {
         return Err(Error::invalid(format!("unknown flags {flags:#x}")));
     }
-    if flags & !allowed != 0 {
-        return Err(Error::invalid(format!("flags {:#x} apply only to rocksfilter_sst_open_opts()", flags & !allowed)));
+    let bad = flags & !allowed;
+    if bad & ROCKSFILTER_SST_MMAP != 0 {
+        return Err(Error::invalid(format!(
+            "flags {bad:#x} apply only to rocksfilter_sst_open_opts() and rocksfilter_sst_open_ex() (ROCKSFILTER_SST_MMAP maps a file by path)"
+        )));
     }
-    Ok(SstOptions {
-        verify_checksums: flags & ROCKSFILTER_SST_SKIP_CHECKSUMS == 0,
-        mmap: flags & ROCKSFILTER_SST_MMAP != 0,
+    if bad != 0 {
+        return Err(Error::invalid(format!(
+            "flags {bad:#x} apply only to rocksfilter_sst_open_ex() and rocksfilter_sst_open_source_ex() with a cache (ROCKSFILTER_SST_CACHE_FULL_FILTERS)"
+        )));
+    }
+    Ok(SstOptions::default()
+        .with_verify_checksums(flags & ROCKSFILTER_SST_SKIP_CHECKSUMS == 0)
+        .with_mmap(flags & ROCKSFILTER_SST_MMAP != 0)
+        .with_cache_full_filters(flags & ROCKSFILTER_SST_CACHE_FULL_FILTERS != 0))
+}
+
+/// The options of a rocksfilter_sst_options (NULL: the defaults) for an
+/// open that takes the flags `allowed`.
+///
+/// # Safety
+/// `opts` is NULL or points to at least `opts->struct_size` readable bytes.
+unsafe fn options_ex(opts: *const rocksfilter_sst_options, allowed: u32) -> Result<SstOptions, Error> {
+    if opts.is_null() {
+        return options(0, allowed);
+    }
+    // SAFETY: header contract: the leading struct_size is readable.
+    let provided = unsafe { ptr::addr_of!((*opts).struct_size).read() };
+    let needed = std::mem::size_of::<rocksfilter_sst_options>();
+    if provided < needed {
+        return Err(Error::invalid(format!(
+            "rocksfilter_sst_options.struct_size is {provided}, below the {needed} bytes of its fields: set it to sizeof(struct rocksfilter_sst_options)"
+        )));
+    }
+    // SAFETY: both fields lie within the caller's struct_size bytes.
+    let (flags, cache) = unsafe { ((*opts).flags, (*opts).cache) };
+    let o = options(flags, allowed)?;
+    // SAFETY: header contract: cache is NULL or a live rocksfilter_cache.
+    match unsafe { cache.as_ref() } {
+        Some(c) => Ok(o.with_cache(c.inner.clone())),
+        None if o.cache_full_filters => {
+            Err(Error::invalid("ROCKSFILTER_SST_CACHE_FULL_FILTERS needs a cache (rocksfilter_sst_options.cache is NULL)"))
+        }
+        None => Ok(o),
+    }
+}
+
+/// A cache of filter blocks with a byte budget, shared by the SST handles
+/// opened with it (rocksfilter_sst_options.cache). Thread-safe. Made by
+/// rocksfilter_cache_new(), freed by rocksfilter_cache_free().
+pub struct rocksfilter_cache {
+    inner: FilterCache,
+}
+
+/// Options of rocksfilter_sst_open_ex() and rocksfilter_sst_open_source_ex().
+/// Zero-initialise it and set `struct_size = sizeof(struct
+/// rocksfilter_sst_options)` (lets the struct grow), then what you need.
+#[repr(C)]
+pub struct rocksfilter_sst_options {
+    /// sizeof(struct rocksfilter_sst_options).
+    pub struct_size: usize,
+    /// ROCKSFILTER_SST_SKIP_CHECKSUMS, ROCKSFILTER_SST_MMAP (path opens
+    /// only, not with a cache), ROCKSFILTER_SST_CACHE_FULL_FILTERS (with a
+    /// cache only).
+    pub flags: u32,
+    /// NULL: every filter block is read at open and kept by the handle, as
+    /// rocksfilter_sst_open() does. Otherwise a cache (not owned: it must
+    /// outlive nothing, the handle keeps its own reference): the handle
+    /// keeps a partitioned filter's top-level index and its source, and
+    /// reads each partition into the cache when a query first needs it.
+    pub cache: *mut rocksfilter_cache,
+}
+
+/// A cache that holds at most `capacity_bytes` of filter blocks (and their
+/// entries: about 48 bytes each), split into shards of at least 8 MiB (at
+/// most 16): a block larger than a shard's share is read by each query
+/// that needs it and never cached. Evicts by recency (CLOCK: a hit sets a
+/// bit, an insertion sweeps); hits take no lock. NULL on failure (none
+/// expected). Free with rocksfilter_cache_free().
+#[no_mangle]
+pub extern "C" fn rocksfilter_cache_new(capacity_bytes: usize) -> *mut rocksfilter_cache {
+    guard(ptr::null_mut(), || Box::into_raw(Box::new(rocksfilter_cache { inner: FilterCache::new(capacity_bytes) })))
+}
+
+/// Frees the caller's reference. Handles opened with the cache keep it
+/// alive until they are freed too, so freeing it first is harmless (but
+/// its counters can then no longer be read). NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_cache_free(cache: *mut rocksfilter_cache) {
+    guard((), || {
+        if !cache.is_null() {
+            // SAFETY: from Box::into_raw in rocksfilter_cache_new, freed once (contract).
+            drop(unsafe { Box::from_raw(cache) });
+        }
     })
 }
+
+/// Bytes the cache holds now (blocks and entries); at most its capacity.
+/// 0 for NULL. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_cache_bytes_held(cache: *const rocksfilter_cache) -> usize {
+    // SAFETY: header contract: NULL or live.
+    guard(0, || unsafe { cache.as_ref() }.map_or(0, |c| c.inner.bytes_held()))
+}
+
+/// A cache's counters and occupancy, filled by rocksfilter_cache_get_stats().
+/// Set `struct_size = sizeof(struct rocksfilter_cache_stats)`; the library
+/// fills at most that many bytes and sets `struct_size` to what it filled.
+/// Counters count since the cache was made.
+#[repr(C)]
+pub struct rocksfilter_cache_stats {
+    /// In: bytes the caller provides. Out: bytes the library filled.
+    pub struct_size: u32,
+    /// Always 0.
+    pub reserved: u32,
+    /// The capacity in bytes.
+    pub capacity: u64,
+    /// Bytes held now (at most capacity).
+    pub bytes_held: u64,
+    /// Blocks held now.
+    pub entries: u64,
+    /// Block lookups that found the block (one per partition a single
+    /// query consults; one per partition per batch).
+    pub hits: u64,
+    /// Block lookups that did not (and read it, or found it unreadable).
+    pub misses: u64,
+    /// Reads of a source for blocks, and the bytes they returned.
+    pub reads: u64,
+    pub bytes_read: u64,
+    /// Reads that failed (the source's error, a file replaced or
+    /// truncated): that query answered "may match", nothing was cached.
+    pub read_errors: u64,
+    /// Blocks whose bytes are no filter RocksDB would use (bad checksum or
+    /// geometry): cached as "may match".
+    pub bad_blocks: u64,
+    /// Blocks evicted to make room.
+    pub evictions: u64,
+    /// Blocks read but not cached (larger than a shard's share, or every
+    /// block of the shard in use).
+    pub uncached: u64,
+}
+
+/// Fills `*out` (see rocksfilter_cache_stats). ROCKSFILTER_INVALID_ARGUMENT
+/// on NULL arguments or a `struct_size` below 16. Thread-safe.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_cache_get_stats(
+    cache: *const rocksfilter_cache,
+    out: *mut rocksfilter_cache_stats,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    guard_status(errptr, || {
+        // SAFETY: header contract: NULL or live.
+        let c = unsafe { cache.as_ref() }.ok_or_else(|| null_arg("cache"))?;
+        if out.is_null() {
+            return Err(null_arg("out"));
+        }
+        // SAFETY: out is non-NULL, aligned, its first field readable.
+        let provided = unsafe { ptr::addr_of!((*out).struct_size).read() } as usize;
+        let s = c.inner.stats();
+        let full = rocksfilter_cache_stats {
+            struct_size: 0,
+            reserved: 0,
+            capacity: s.capacity,
+            bytes_held: s.bytes_held,
+            entries: s.entries,
+            hits: s.hits,
+            misses: s.misses,
+            reads: s.reads,
+            bytes_read: s.bytes_read,
+            read_errors: s.read_errors,
+            bad_blocks: s.bad_blocks,
+            evictions: s.evictions,
+            uncached: s.uncached,
+        };
+        // SAFETY: out points to `provided` writable bytes (contract).
+        unsafe { write_sized(out, &full, provided, &CACHE_STATS_FIELD_ENDS) }
+    })
+}
+
+/// Where each field of rocksfilter_cache_stats ends.
+const CACHE_STATS_FIELD_ENDS: [usize; 11] = {
+    use std::mem::offset_of;
+    type T = rocksfilter_cache_stats;
+    [
+        offset_of!(T, capacity) + 8,
+        offset_of!(T, bytes_held) + 8,
+        offset_of!(T, entries) + 8,
+        offset_of!(T, hits) + 8,
+        offset_of!(T, misses) + 8,
+        offset_of!(T, reads) + 8,
+        offset_of!(T, bytes_read) + 8,
+        offset_of!(T, read_errors) + 8,
+        offset_of!(T, bad_blocks) + 8,
+        offset_of!(T, evictions) + 8,
+        offset_of!(T, uncached) + 8,
+    ]
+};
 
 /// ==========================================================================
 /// SST FILES: open a RocksDB SST file and ask whether it can hold a key.
@@ -159,17 +356,55 @@ pub unsafe extern "C" fn rocksfilter_sst_open_opts(
     errptr: *mut *mut c_char,
 ) -> rocksfilter_status {
     let make = || {
-        if path.is_null() {
-            return Err(null_arg("path"));
-        }
-        // SAFETY: header contract: path is a NUL-terminated string.
-        let path = unsafe { CStr::from_ptr(path) };
-        #[cfg(unix)]
-        let path = std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path.to_bytes()));
-        #[cfg(not(unix))]
-        let path = std::path::PathBuf::from(path.to_str().map_err(|_| Error::invalid("path is not UTF-8"))?);
-        let all = ROCKSFILTER_SST_SKIP_CHECKSUMS | ROCKSFILTER_SST_MMAP;
-        Ok(wrap(Sst::open_with(path, options(flags, all)?)?))
+        // SAFETY: header contract: path NULL or NUL-terminated.
+        let path = unsafe { path_arg(path) }?;
+        Ok(wrap(Sst::open_with(path, options(flags, ROCKSFILTER_SST_SKIP_CHECKSUMS | ROCKSFILTER_SST_MMAP)?)?))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
+}
+
+/// # Safety
+/// `path` is NULL or a NUL-terminated string.
+unsafe fn path_arg(path: *const c_char) -> Result<std::path::PathBuf, Error> {
+    if path.is_null() {
+        return Err(null_arg("path"));
+    }
+    // SAFETY: header contract: path is a NUL-terminated string.
+    let path = unsafe { CStr::from_ptr(path) };
+    #[cfg(unix)]
+    let path = std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path.to_bytes()));
+    #[cfg(not(unix))]
+    let path = std::path::PathBuf::from(path.to_str().map_err(|_| Error::invalid("path is not UTF-8"))?);
+    Ok(path)
+}
+
+/// As rocksfilter_sst_open() with options (`opts` NULL: the defaults).
+/// With `opts->cache` set, the handle keeps the top-level index of a
+/// partitioned filter (and, with ROCKSFILTER_SST_CACHE_FULL_FILTERS, no
+/// full filter either) and reads each partition into the cache when a
+/// query first needs it: it keeps the path, not the file, and reopens the
+/// file for the reads of each query or batch that misses (open, pread,
+/// close: no file descriptor held between queries, so 100,000s of handles
+/// need no more than the threads querying them). The file must then stay
+/// in place: a read that fails, or a file that is no longer the one opened
+/// (other device, inode or length), answers "may match" for that query and
+/// is counted (rocksfilter_cache_stats.read_errors). Queries stay
+/// thread-safe; a miss costs the read in the querying thread.
+/// ROCKSFILTER_INVALID_ARGUMENT for a cache with ROCKSFILTER_SST_MMAP.
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_open_ex(
+    path: *const c_char,
+    opts: *const rocksfilter_sst_options,
+    out: *mut *mut rocksfilter_sst,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    let make = || {
+        // SAFETY: header contract: path NULL or NUL-terminated.
+        let path = unsafe { path_arg(path) }?;
+        let all = ROCKSFILTER_SST_SKIP_CHECKSUMS | ROCKSFILTER_SST_MMAP | ROCKSFILTER_SST_CACHE_FULL_FILTERS;
+        // SAFETY: header contract: opts NULL or struct_size readable bytes.
+        Ok(wrap(Sst::open_with(path, unsafe { options_ex(opts, all) }?)?))
     };
     // SAFETY: header contract: out is NULL or writable.
     unsafe { guard_out(errptr, out, make) }
@@ -211,12 +446,19 @@ pub unsafe extern "C" fn rocksfilter_sst_open_memory_opts(
 /// A file the caller reads for the library: its own file layer, an object
 /// store's ranged GETs, an encrypted or remote file. Zero-initialise it,
 /// set `struct_size = sizeof(struct rocksfilter_source)`, `size` and
-/// `read_at` (and `ctx`, handed back to `read_at`).
+/// `read_at` (and `ctx`, handed back to `read_at` and `release`).
 ///
 /// `read_at` must copy exactly `len` bytes of the file at `offset` into
 /// `dst` and return 0, or return anything else for an I/O error (the open
 /// then fails with ROCKSFILTER_IO_ERROR naming the offset, the length and
-/// that code). The library never asks past `size`, and asks few ranges: the
+/// that code). With a cache (rocksfilter_sst_open_source_ex()), the handle
+/// keeps the source and calls `read_at` when a query needs a filter block
+/// the cache does not hold, from the querying thread, so from many threads
+/// at once: `read_at` must then be thread-safe, and a failure answers "may
+/// match" for that query. `release`, when set, is called exactly once with
+/// `ctx` when the library is done with it: before the open returns when
+/// the handle keeps no source (no cache, or the open failed), else when the
+/// handle is freed, after its last read. The library never asks past `size`, and asks few ranges: the
 /// last 64 KiB of the file (all of it when smaller: footer, metaindex and
 /// properties), then for a full filter its block (nothing more when the
 /// first read held it), for a partitioned filter one range holding every
@@ -233,13 +475,33 @@ pub struct rocksfilter_source {
     /// Copy exactly len bytes at offset into dst. 0 = success; anything
     /// else = I/O error.
     pub read_at: Option<unsafe extern "C" fn(ctx: *mut c_void, offset: u64, dst: *mut u8, len: usize) -> c_int>,
+    /// Optional (NULL, or a struct_size that ends before it: never called):
+    /// called once with ctx when the library no longer needs it.
+    pub release: Option<unsafe extern "C" fn(ctx: *mut c_void)>,
 }
 
-/// A rocksfilter_source as a [`Source`].
+/// A rocksfilter_source as a [`Source`]; calls `release` when dropped.
 struct CallbackSource {
     size: u64,
     ctx: *mut c_void,
     read_at: unsafe extern "C" fn(*mut c_void, u64, *mut u8, usize) -> c_int,
+    release: Option<unsafe extern "C" fn(*mut c_void)>,
+}
+
+// SAFETY: the caller's contract (rocksfilter_source): a source given with a
+// cache has a thread-safe read_at and a ctx usable from any thread; without
+// a cache the source is used only on the opening thread, during the open.
+unsafe impl Send for CallbackSource {}
+// SAFETY: as above.
+unsafe impl Sync for CallbackSource {}
+
+impl Drop for CallbackSource {
+    fn drop(&mut self) {
+        if let Some(release) = self.release {
+            // SAFETY: the caller's contract: release takes ctx, once.
+            unsafe { release(self.ctx) };
+        }
+    }
 }
 
 impl Source for CallbackSource {
@@ -272,23 +534,75 @@ pub unsafe extern "C" fn rocksfilter_sst_open_source(
     errptr: *mut *mut c_char,
 ) -> rocksfilter_status {
     let make = || {
-        if src.is_null() {
-            return Err(null_arg("src"));
-        }
-        // SAFETY: header contract: src points to a rocksfilter_source whose
-        // leading struct_size is readable.
-        let provided = unsafe { ptr::addr_of!((*src).struct_size).read() };
-        let needed = std::mem::size_of::<rocksfilter_source>();
-        if provided < needed {
-            return Err(Error::invalid(format!(
-                "rocksfilter_source.struct_size is {provided}, below the {needed} bytes of its fields: set it to sizeof(struct rocksfilter_source)"
-            )));
-        }
-        // SAFETY: all four fields lie within the caller's struct_size bytes.
-        let (size, ctx, read_at) = unsafe { ((*src).size, (*src).ctx, (*src).read_at) };
-        let read_at = read_at.ok_or_else(|| null_arg("src->read_at"))?;
-        let source = CallbackSource { size, ctx, read_at };
-        Ok(wrap(Sst::open_source(&source, options(flags, ROCKSFILTER_SST_SKIP_CHECKSUMS)?)?))
+        // SAFETY: header contract: src NULL or readable for its struct_size.
+        let source = unsafe { callback_source(src) }?;
+        Ok(wrap(Sst::open_shared(source, options(flags, ROCKSFILTER_SST_SKIP_CHECKSUMS)?)?))
+    };
+    // SAFETY: header contract: out is NULL or writable.
+    unsafe { guard_out(errptr, out, make) }
+}
+
+/// The caller's source, owning its `release` from here on (called when
+/// the returned value is dropped, even on error paths).
+///
+/// # Safety
+/// `src` is NULL or points to at least `src->struct_size` readable bytes.
+unsafe fn callback_source(src: *const rocksfilter_source) -> Result<Arc<dyn Source + Send + Sync>, Error> {
+    if src.is_null() {
+        return Err(null_arg("src"));
+    }
+    // SAFETY: header contract: the leading struct_size is readable.
+    let provided = unsafe { ptr::addr_of!((*src).struct_size).read() };
+    let needed = std::mem::offset_of!(rocksfilter_source, release);
+    if provided < needed {
+        return Err(Error::invalid(format!(
+            "rocksfilter_source.struct_size is {provided}, below the {needed} bytes of its fields: set it to sizeof(struct rocksfilter_source)"
+        )));
+    }
+    // SAFETY: the first four fields lie within the caller's struct_size
+    // bytes; release only when struct_size covers it (a caller compiled
+    // against a header without it has a smaller struct).
+    let (size, ctx, read_at) = unsafe { ((*src).size, (*src).ctx, (*src).read_at) };
+    let release = if provided >= std::mem::size_of::<rocksfilter_source>() {
+        // SAFETY: as above.
+        unsafe { (*src).release }
+    } else {
+        None
+    };
+    let source = CallbackSource { size, ctx, read_at: read_at.unwrap_or(no_read_at), release };
+    if read_at.is_none() {
+        // Dropped here: release runs, as documented for a failed open.
+        drop(source);
+        return Err(null_arg("src->read_at"));
+    }
+    Ok(Arc::new(source))
+}
+
+/// Stands in for a NULL read_at in a source about to be released.
+unsafe extern "C" fn no_read_at(_: *mut c_void, _: u64, _: *mut u8, _: usize) -> c_int {
+    -1
+}
+
+/// As rocksfilter_sst_open_source() with options (`opts` NULL: the
+/// defaults; flags ROCKSFILTER_SST_SKIP_CHECKSUMS and, with a cache,
+/// ROCKSFILTER_SST_CACHE_FULL_FILTERS). With `opts->cache` set, the handle
+/// keeps the source (its fields are copied; `ctx` must stay valid until
+/// `release` is called) and reads filter blocks through it when queries
+/// need them, from the querying threads: `read_at` must be thread-safe (see
+/// rocksfilter_source). Without a cache, as rocksfilter_sst_open_source().
+#[no_mangle]
+pub unsafe extern "C" fn rocksfilter_sst_open_source_ex(
+    src: *const rocksfilter_source,
+    opts: *const rocksfilter_sst_options,
+    out: *mut *mut rocksfilter_sst,
+    errptr: *mut *mut c_char,
+) -> rocksfilter_status {
+    let make = || {
+        // SAFETY: header contract: src NULL or readable for its struct_size.
+        let source = unsafe { callback_source(src) }?;
+        // SAFETY: header contract: opts NULL or struct_size readable bytes.
+        let o = unsafe { options_ex(opts, ROCKSFILTER_SST_SKIP_CHECKSUMS | ROCKSFILTER_SST_CACHE_FULL_FILTERS) }?;
+        Ok(wrap(Sst::open_shared(source, o)?))
     };
     // SAFETY: header contract: out is NULL or writable.
     unsafe { guard_out(errptr, out, make) }
@@ -458,7 +772,9 @@ pub unsafe extern "C" fn rocksfilter_sst_prefix_may_match(
 /// The file's full filter as a rocksfilter_filter, sharing the handle's bytes
 /// (no copy): it stays valid after rocksfilter_sst_free() for files opened
 /// by path or source; for rocksfilter_sst_open_memory() the caller's buffer
-/// must outlive it. Free it with rocksfilter_filter_free().
+/// must outlive it. A full filter in a cache (ROCKSFILTER_SST_CACHE_FULL_FILTERS)
+/// is read through the cache and copied: the copy is the returned filter's,
+/// outside the cache's budget. Free it with rocksfilter_filter_free().
 /// ROCKSFILTER_NOT_FOUND when the file's filter is partitioned or absent;
 /// ROCKSFILTER_NOT_SUPPORTED when it is of a kind this library cannot read.
 #[no_mangle]
@@ -472,6 +788,8 @@ pub unsafe extern "C" fn rocksfilter_sst_full_filter(
         let s = unsafe { sst_ref(s) }.ok_or_else(|| null_arg("sst"))?;
         let filter = match s.inner.filter() {
             SstFilter::Full(f) => f.clone(),
+            // A copy, owned by the returned filter (not charged to the cache).
+            SstFilter::CachedFull(c) => c.with_filter(|f| f.clone().into_owned()),
             SstFilter::Partitioned(p) => {
                 return Err(Error::new(
                     ErrorKind::NotFound,
@@ -549,7 +867,7 @@ pub unsafe extern "C" fn rocksfilter_sst_get_properties_ex(
             checksum_type: sst.checksum_type() as u32,
             filter_type: filter_type(sst),
             num_partitions: match sst.filter() {
-                SstFilter::Full(_) => 1,
+                SstFilter::Full(_) | SstFilter::CachedFull(_) => 1,
                 SstFilter::Partitioned(p) => p.len() as u32,
                 SstFilter::BlockBased(b) => b.num_filters() as u32,
                 _ => 0,

@@ -23,6 +23,7 @@ mod fetch;
 pub(crate) mod format;
 mod full;
 mod metaindex;
+mod ondemand;
 mod partitioned;
 mod properties;
 mod separators;
@@ -38,12 +39,14 @@ pub use fetch::SUFFIX_READ;
 pub use format::{ChecksumType, BLOCK_BASED_MAGIC};
 use format::{Footer, FOOTER_LEN, LEGACY_FOOTER_LEN};
 use metaindex::{FilterPick, MetaIndex};
+use ondemand::{Keep, Kept, OnDemand};
 pub use partitioned::Partitions;
 pub use properties::{Properties, RAW_PROPERTIES_BUDGET};
 pub use source::{OpenStats, Source};
 #[doc(hidden)]
 pub use crate::slab::slab_chunks;
 
+use crate::cache::FilterCache;
 use crate::error::{Error, ErrorKind, Result};
 use crate::filter::Filter;
 
@@ -67,9 +70,9 @@ pub const PARTITION_KEYS_BUDGET: usize = 4 << 20;
 /// ```
 /// use rocksfilter::sst::SstOptions;
 /// let o = SstOptions::default().with_verify_checksums(false);
-/// assert!(!o.verify_checksums && !o.mmap);
+/// assert!(!o.verify_checksums && !o.mmap && o.cache.is_none());
 /// ```
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct SstOptions {
     /// Verify the checksums of the footer and of every block read (default true).
@@ -82,11 +85,25 @@ pub struct SstOptions {
     /// the process's `vm.max_map_count` mappings (65,530 by default). What
     /// it saves: the copy of the filter bytes at open.
     pub mmap: bool,
+    /// A cache of filter blocks with a byte budget, shared with other
+    /// handles (default none: every filter block is read at open and kept
+    /// by the handle). With one, the handle keeps a partitioned filter's
+    /// top-level index and reads each partition when a query first needs
+    /// it, into the cache, which evicts under its capacity; the handle then
+    /// keeps its source to read again (a path is reopened per query that
+    /// misses; see [`Sst::open_shared`] for other sources). Files opened by
+    /// path or through [`Sst::open_shared`] only.
+    pub cache: Option<FilterCache>,
+    /// With [`SstOptions::cache`], whole full filters go to the cache too,
+    /// read on first use (default false: full filters are read at open and
+    /// kept by the handle, uncharged), so that many small files also live
+    /// within the budget.
+    pub cache_full_filters: bool,
 }
 
 impl Default for SstOptions {
     fn default() -> Self {
-        SstOptions { verify_checksums: true, mmap: false }
+        SstOptions { verify_checksums: true, mmap: false, cache: None, cache_full_filters: false }
     }
 }
 
@@ -105,6 +122,29 @@ impl SstOptions {
     /// ```
     pub fn with_mmap(mut self, mmap: bool) -> SstOptions {
         self.mmap = mmap;
+        self
+    }
+
+    /// With [`SstOptions::cache`] set to `cache`.
+    ///
+    /// ```
+    /// use rocksfilter::{sst::SstOptions, FilterCache};
+    /// let o = SstOptions::default().with_cache(FilterCache::new(64 << 20));
+    /// assert_eq!(o.cache.map(|c| c.capacity()), Some(64 << 20));
+    /// ```
+    pub fn with_cache(mut self, cache: FilterCache) -> SstOptions {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// With [`SstOptions::cache_full_filters`] set to `on`.
+    ///
+    /// ```
+    /// use rocksfilter::sst::SstOptions;
+    /// assert!(SstOptions::default().with_cache_full_filters(true).cache_full_filters);
+    /// ```
+    pub fn with_cache_full_filters(mut self, on: bool) -> SstOptions {
+        self.cache_full_filters = on;
         self
     }
 }
@@ -153,6 +193,10 @@ pub enum SstFilter<'a> {
     None,
     /// One filter block for the whole file (`fullfilter.*`).
     Full(Filter<'a>),
+    /// A full filter read on demand into a cache (opened with
+    /// [`SstOptions::cache_full_filters`]); its type is
+    /// [`SstFilterType::Full`].
+    CachedFull(CachedFilter),
     /// A partitioned filter (`partitionedfilter.*`): a top-level index over
     /// filter partitions.
     Partitioned(Partitions<'a>),
@@ -205,11 +249,53 @@ impl SstFilter<'_> {
     pub fn filter_type(&self) -> SstFilterType {
         match self {
             SstFilter::None => SstFilterType::None,
-            SstFilter::Full(_) => SstFilterType::Full,
+            SstFilter::Full(_) | SstFilter::CachedFull(_) => SstFilterType::Full,
             SstFilter::Partitioned(_) => SstFilterType::Partitioned,
             SstFilter::BlockBased(_) => SstFilterType::BlockBased,
             SstFilter::Unsupported(_) => SstFilterType::Unsupported,
         }
+    }
+}
+
+/// A full filter block read on demand into a [`FilterCache`]: the handle
+/// keeps where it is, the cache its bytes once a query has read them.
+#[derive(Clone, Debug)]
+pub struct CachedFilter(OnDemand);
+
+impl CachedFilter {
+    /// Calls `f` with the filter, from the cache or read into it first (a
+    /// block that cannot be read is given as "may match").
+    ///
+    /// ```no_run
+    /// use rocksfilter::{sst::{Sst, SstFilter, SstOptions}, FilterCache};
+    /// let o = SstOptions::default().with_cache(FilterCache::new(8 << 20)).with_cache_full_filters(true);
+    /// let sst = Sst::open_with("000042.sst", o)?;
+    /// if let SstFilter::CachedFull(c) = sst.filter() {
+    ///     println!("{:?}", c.with_filter(|f| f.info()));
+    /// }
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
+    pub fn with_filter<R>(&self, f: impl FnOnce(&Filter<'_>) -> R) -> R {
+        self.0.with(0, |x| f(x))
+    }
+
+    /// The cache it is read into.
+    ///
+    /// ```no_run
+    /// use rocksfilter::{sst::{Sst, SstFilter, SstOptions}, FilterCache};
+    /// let cache = FilterCache::new(8 << 20);
+    /// let o = SstOptions::default().with_cache(cache.clone()).with_cache_full_filters(true);
+    /// if let SstFilter::CachedFull(c) = Sst::open_with("000042.sst", o)?.filter() {
+    ///     assert_eq!(c.cache().capacity(), cache.capacity());
+    /// }
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
+    pub fn cache(&self) -> &FilterCache {
+        self.0.cache()
+    }
+
+    fn may_match(&self, probe: &[u8]) -> bool {
+        self.0.with(0, |f| f.may_match(probe))
     }
 }
 
@@ -288,10 +374,17 @@ impl Sst<'static> {
     pub fn open_with(path: impl AsRef<Path>, options: SstOptions) -> Result<Sst<'static>> {
         let path = path.as_ref();
         let io = |e: std::io::Error| Error::new(ErrorKind::Io, format!("{}: {e}", path.display()));
+        if options.mmap && options.cache.is_some() {
+            return Err(Error::invalid("a cache and a memory-mapped file exclude each other: a mapping's pages are the page cache's, not the filter cache's"));
+        }
         let file = std::fs::File::open(path).map_err(io)?;
         let named = |e: Error| Error::new(e.kind(), format!("{}: {}", path.display(), e.message()));
         if !options.mmap {
-            return Sst::build(Origin::Read(&file), options).map_err(named);
+            let kept = match options.cache {
+                Some(_) => Some(Arc::new(Kept::path(path.to_path_buf(), &file).map_err(io)?)),
+                None => None,
+            };
+            return Sst::build(Origin::Read(&file), options, kept).map_err(named);
         }
         let len = file.metadata().map_err(io)?.len();
         if len < LEGACY_FOOTER_LEN as u64 {
@@ -302,7 +395,7 @@ impl Sst<'static> {
         // truncated while the Sst is alive (RocksDB's mmap reads assume
         // the same).
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-        Sst::build(Origin::Mapped(Arc::new(map)), options).map_err(named)
+        Sst::build(Origin::Mapped(Arc::new(map)), options, None).map_err(named)
     }
 
     /// Opens a file through a [`Source`]: the caller's file layer, an
@@ -316,8 +409,32 @@ impl Sst<'static> {
     /// assert!(err.message().contains("bad magic number"));
     /// ```
     pub fn open_source<S: Source + ?Sized>(source: &S, options: SstOptions) -> Result<Sst<'static>> {
+        if options.cache.is_some() {
+            return Err(Error::invalid(
+                "a cache needs a source the handle can keep to read filter blocks later: open with Sst::open_shared",
+            ));
+        }
         // `&S` is a sized Source whatever S is (byte slices included).
-        Sst::build(Origin::Read(&source), options)
+        Sst::build(Origin::Read(&source), options, None)
+    }
+
+    /// [`Sst::open_source`] with a source the handle may keep: with
+    /// [`SstOptions::cache`], it reads filter blocks through it when
+    /// queries need them, from whichever threads query (so the source must
+    /// be thread-safe), for as long as the handle lives; without a cache it
+    /// is read during this call only, as by [`Sst::open_source`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use rocksfilter::{sst::{Source, Sst, SstOptions}, FilterCache};
+    /// let file: Arc<dyn Source + Send + Sync> = Arc::new(vec![0u8; 100]);
+    /// let o = SstOptions::default().with_cache(FilterCache::new(1 << 20));
+    /// let err = Sst::open_shared(file, o).unwrap_err();
+    /// assert!(err.message().contains("bad magic number"));
+    /// ```
+    pub fn open_shared(source: Arc<dyn Source + Send + Sync>, options: SstOptions) -> Result<Sst<'static>> {
+        let kept = options.cache.as_ref().map(|_| Arc::new(Kept::Shared(source.clone())));
+        Sst::build(Origin::Read(&*source), options, kept)
     }
 }
 
@@ -369,12 +486,13 @@ fn whole_keys_in_filter(p: &Properties) -> bool {
 }
 
 /// The filter the metaindex picked, as RocksDB would use it. Err: the
-/// source failed.
+/// source failed. `keep`: the blocks go to a cache.
 fn open_filter<'a>(
     fetch: &mut Fetcher<'a, '_>,
     footer: &Footer,
     pick: FilterPick,
     properties: &Properties,
+    keep: Option<&Keep>,
 ) -> Result<SstFilter<'a>> {
     let unusable = |why: String| SstFilter::Unsupported(format!("{why}; every key may match"));
     let cmp = Comparator::from_name(properties.comparator.as_deref());
@@ -399,11 +517,16 @@ fn open_filter<'a>(
         },
         // RocksDB reads the filter when the table opens and, if that fails,
         // opens it without a filter (FullFilterBlockReader::Create).
-        FilterPick::Full(h) => match full::read(fetch, footer, h)? {
-            Ok(f) => SstFilter::Full(f),
-            Err(e) => unusable(format!("{} (RocksDB does not use a filter block it cannot read)", e.message())),
+        FilterPick::Full(h) => match keep.filter(|k| k.full_filters) {
+            // Read on first use; a handle outside the file answers "may
+            // match" (as RocksDB opens the table without the filter).
+            Some(k) => SstFilter::CachedFull(CachedFilter(OnDemand::new(k, footer, fetch.verify(), &[h], "filter"))),
+            None => match full::read(fetch, footer, h)? {
+                Ok(f) => SstFilter::Full(f),
+                Err(e) => unusable(format!("{} (RocksDB does not use a filter block it cannot read)", e.message())),
+            },
         },
-        FilterPick::Partitioned(h) => match Partitions::read(fetch, footer, h, properties, cmp)? {
+        FilterPick::Partitioned(h) => match Partitions::read(fetch, footer, h, properties, cmp, keep)? {
             Ok(p) => SstFilter::Partitioned(p),
             Err(why) => unusable(why),
         },
@@ -418,14 +541,24 @@ impl<'a> Sst<'a> {
 
     /// [`Sst::from_bytes`] with options.
     pub fn from_bytes_with(data: &'a [u8], options: SstOptions) -> Result<Sst<'a>> {
-        Sst::build(Origin::Memory(data), options)
+        if options.cache.is_some() {
+            return Err(Error::invalid(
+                "a cache applies to files read through a source (by path or Sst::open_shared); a memory open reads the caller's bytes",
+            ));
+        }
+        Sst::build(Origin::Memory(data), options, None)
     }
 
     /// Opens a table as RocksDB's `BlockBasedTable::Open` does: footer,
     /// metaindex (fatal if unreadable), properties (not fatal), then the
     /// filter (never fatal: RocksDB opens the table without it). A failing
-    /// source is fatal at any step.
-    fn build(origin: Origin<'a, '_>, options: SstOptions) -> Result<Sst<'a>> {
+    /// source is fatal at any step. `kept`: with a cache, the source that
+    /// filter blocks are read through after open.
+    fn build(origin: Origin<'a, '_>, options: SstOptions, kept: Option<Arc<Kept>>) -> Result<Sst<'a>> {
+        let keep = match (options.cache, kept) {
+            (Some(cache), Some(src)) => Some(Keep { cache, src, full_filters: options.cache_full_filters }),
+            _ => None,
+        };
         let mut fetch = Fetcher::new(origin, options.verify_checksums)?;
         let len = fetch.len();
         if len < LEGACY_FOOTER_LEN as u64 {
@@ -442,7 +575,7 @@ impl<'a> Sst<'a> {
         let pick = meta.filter();
         let filter_block_name = pick.name();
         let filter = match &properties_error {
-            None => open_filter(&mut fetch, &footer, pick, &properties)?,
+            None => open_filter(&mut fetch, &footer, pick, &properties, keep.as_ref())?,
             Some(why) if !matches!(pick, FilterPick::None) => SstFilter::Unsupported(format!(
                 "the properties are unreadable ({why}), so whether the filter holds whole keys or prefixes is unknown; every key may match"
             )),
@@ -568,6 +701,7 @@ impl<'a> Sst<'a> {
         match &self.filter {
             SstFilter::None | SstFilter::Unsupported(_) => true,
             SstFilter::Full(f) => f.may_match(probe),
+            SstFilter::CachedFull(c) => c.may_match(probe),
             SstFilter::Partitioned(p) => p.may_match(key, probe),
             SstFilter::BlockBased(_) => unreachable!("answered above"),
         }
@@ -647,6 +781,7 @@ impl<'a> Sst<'a> {
         match &self.filter {
             SstFilter::None | SstFilter::Unsupported(_) | SstFilter::BlockBased(_) => results.fill(true),
             SstFilter::Full(f) => f.may_match_indexed(n, probe, results),
+            SstFilter::CachedFull(c) => c.0.with(0, |f| f.may_match_indexed(n, probe, results)),
             SstFilter::Partitioned(p) => p.may_match_batch(n, key, probe, results),
         }
     }
@@ -681,6 +816,7 @@ impl<'a> Sst<'a> {
         Ok(match &self.filter {
             SstFilter::None | SstFilter::Unsupported(_) => true,
             SstFilter::Full(f) => f.may_match(prefix),
+            SstFilter::CachedFull(c) => c.may_match(prefix),
             SstFilter::Partitioned(p) => p.prefix_may_match(prefix),
             SstFilter::BlockBased(b) => b.prefix_may_match(prefix),
         })

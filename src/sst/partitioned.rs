@@ -10,10 +10,15 @@ use super::block::BlockIter;
 use super::compression;
 use super::fetch::Fetcher;
 use super::format::{block_end, BlockHandle, Footer, BLOCK_TRAILER_LEN};
+use super::ondemand::{Keep, OnDemand};
 use super::separators::Separators;
 use super::{fatal_io, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
 use crate::error::Result;
 use crate::filter::Filter;
+
+/// Keys a batch over partitions read on demand groups at a time (8 KiB of
+/// stack): each group's block is looked up once per this many keys.
+const ON_DEMAND_BATCH: usize = 1024;
 
 /// A partitioned filter: the top-level index's separators (an upper bound
 /// of the keys in each partition, in the file's key order) and a filter per
@@ -23,12 +28,22 @@ use crate::filter::Filter;
 pub struct Partitions<'a> {
     seps: Separators,
     /// Distinct filter blocks, in first-use order.
-    unique: Vec<Filter<'a>>,
-    /// Partition i's filter is `unique[which[i]]`.
+    store: Store<'a>,
+    /// Partition i's filter is distinct block `which[i]`.
     which: Vec<u32>,
     /// Partitions whose filter block RocksDB could not read either (bad
     /// checksum, out of bounds, malformed): they answer "may match".
     unreadable: Vec<String>,
+}
+
+/// Where the distinct filter blocks are.
+#[derive(Clone, Debug)]
+enum Store<'a> {
+    /// Loaded at open, kept by the handle.
+    Resident(Vec<Filter<'a>>),
+    /// Read when a query needs them, into a cache (a handle opened with
+    /// [`super::SstOptions::with_cache`]).
+    OnDemand(OnDemand),
 }
 
 impl<'a> Partitions<'a> {
@@ -40,17 +55,45 @@ impl<'a> Partitions<'a> {
     pub fn is_empty(&self) -> bool {
         self.seps.len() == 0
     }
-    /// The distinct filter blocks, in key order of first use (one per
-    /// partition in every file RocksDB writes).
+    /// The distinct filter blocks loaded at open, in key order of first use
+    /// (one per partition in every file RocksDB writes); empty when they
+    /// are read on demand into a cache ([`Partitions::with_distinct`] reads
+    /// those).
     pub fn filters(&self) -> &[Filter<'a>] {
-        &self.unique
+        match &self.store {
+            Store::Resident(f) => f,
+            Store::OnDemand(_) => &[],
+        }
     }
-    /// The filter of partition `i`.
-    pub fn filter(&self, i: usize) -> &Filter<'a> {
-        &self.unique[self.which[i] as usize]
+    /// The filter of partition `i`, when loaded at open (None when read on
+    /// demand).
+    pub fn filter(&self, i: usize) -> Option<&Filter<'a>> {
+        self.filters().get(self.which[i] as usize)
+    }
+    /// Number of distinct filter blocks.
+    pub fn distinct(&self) -> usize {
+        match &self.store {
+            Store::Resident(f) => f.len(),
+            Store::OnDemand(o) => o.len(),
+        }
+    }
+    /// Calls `f` with distinct filter block `u` (< [`Partitions::distinct`]):
+    /// the one loaded at open, or the cache's, read first when missing (a
+    /// block that cannot be read is given as "may match").
+    pub fn with_distinct<R>(&self, u: usize, f: impl FnOnce(&Filter<'_>) -> R) -> R {
+        match &self.store {
+            Store::Resident(v) => f(&v[u]),
+            Store::OnDemand(o) => o.with(u, |x| f(x)),
+        }
+    }
+    /// Whether the partitions are read on demand into a cache.
+    pub fn on_demand(&self) -> bool {
+        matches!(self.store, Store::OnDemand(_))
     }
     /// Why some partitions' filter blocks could not be read (they answer
-    /// "may match", as in RocksDB).
+    /// "may match", as in RocksDB). For partitions read on demand, only
+    /// what open could tell (handles outside the file); the cache counts
+    /// the rest ([`crate::CacheStats::bad_blocks`]).
     pub fn unreadable(&self) -> &[String] {
         &self.unreadable
     }
@@ -84,9 +127,24 @@ impl<'a> Partitions<'a> {
     pub(super) fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
         match self.key_candidates(key) {
             Some(r) if r.is_empty() => true,
-            Some(r) => r.into_iter().any(|i| self.filter(i).may_match(probe)),
-            None => self.unique.iter().any(|f| f.may_match(probe)),
+            Some(r) => r.into_iter().any(|i| self.probe_at(i, probe)),
+            None => self.probe_all(probe),
         }
+    }
+
+    /// Partition `i`'s answer for `probe`.
+    #[inline]
+    fn probe_at(&self, i: usize, probe: &[u8]) -> bool {
+        let u = self.which[i] as usize;
+        match &self.store {
+            Store::Resident(f) => f[u].may_match(probe),
+            Store::OnDemand(o) => o.with(u, |f| f.may_match(probe)),
+        }
+    }
+
+    /// Whether any partition may match (an unknown comparator).
+    fn probe_all(&self, probe: &[u8]) -> bool {
+        (0..self.distinct()).any(|u| self.with_distinct(u, |f| f.may_match(probe)))
     }
 
     /// The partitions a query for `key` can land on (`candidates` for a
@@ -120,6 +178,10 @@ impl<'a> Partitions<'a> {
         probe: &impl Fn(usize) -> &'k [u8],
         results: &mut [bool],
     ) {
+        let unique = match &self.store {
+            Store::Resident(f) => f,
+            Store::OnDemand(o) => return self.may_match_batch_on_demand(o, n, key, probe, results),
+        };
         const BATCH: usize = 32;
         // Partition of each key of the batch (NONE: answered in pass 1)
         // and its prepared hash.
@@ -133,17 +195,60 @@ impl<'a> Partitions<'a> {
                 part[j] = NONE;
                 match self.key_candidates(key(i)) {
                     Some(r) if r.len() == 1 => {
-                        part[j] = r.start as u32;
-                        hash[j] = self.filter(r.start).prepare_probe(probe(i));
+                        part[j] = self.which[r.start];
+                        hash[j] = unique[part[j] as usize].prepare_probe(probe(i));
                     }
                     Some(r) if r.is_empty() => results[i] = true,
-                    Some(r) => results[i] = r.into_iter().any(|p| self.filter(p).may_match(probe(i))),
-                    None => results[i] = self.unique.iter().any(|f| f.may_match(probe(i))),
+                    Some(r) => results[i] = r.into_iter().any(|p| self.probe_at(p, probe(i))),
+                    None => results[i] = unique.iter().any(|f| f.may_match(probe(i))),
                 }
             }
             for j in 0..m {
                 if part[j] != NONE {
-                    results[c0 + j] = self.filter(part[j] as usize).probe_prepared(probe(c0 + j), hash[j]);
+                    results[c0 + j] = unique[part[j] as usize].probe_prepared(probe(c0 + j), hash[j]);
+                }
+            }
+        }
+    }
+
+    /// The batch over partitions read on demand: keys are grouped by
+    /// partition, [`ON_DEMAND_BATCH`] at a time, and each group's block is
+    /// looked up (and, on a miss, read) once; a path source is opened once
+    /// per batch.
+    fn may_match_batch_on_demand<'k>(
+        &self,
+        o: &OnDemand,
+        n: usize,
+        key: &impl Fn(usize) -> &'k [u8],
+        probe: &impl Fn(usize) -> &'k [u8],
+        results: &mut [bool],
+    ) {
+        // (distinct block << 32) | key's place in the chunk, sorted.
+        let mut order = [0u64; ON_DEMAND_BATCH];
+        let mut file = None;
+        for c0 in (0..n).step_by(ON_DEMAND_BATCH) {
+            let m = (n - c0).min(ON_DEMAND_BATCH);
+            let mut k = 0;
+            for j in 0..m {
+                let i = c0 + j;
+                match self.key_candidates(key(i)) {
+                    Some(r) if r.len() == 1 => {
+                        order[k] = u64::from(self.which[r.start]) << 32 | j as u64;
+                        k += 1;
+                    }
+                    Some(r) if r.is_empty() => results[i] = true,
+                    Some(r) => results[i] = r.into_iter().any(|p| self.probe_at(p, probe(i))),
+                    None => results[i] = self.probe_all(probe(i)),
+                }
+            }
+            let order = &mut order[..k];
+            order.sort_unstable();
+            for group in order.chunk_by(|a, b| a >> 32 == b >> 32) {
+                let held = o.hold((group[0] >> 32) as usize, &mut file);
+                let f = held.filter();
+                for &e in group {
+                    let i = c0 + (e & 0xFFFF_FFFF) as usize;
+                    results[i] = f.may_match(probe(i));
                 }
             }
         }
@@ -182,8 +287,8 @@ impl<'a> Partitions<'a> {
         };
         match range {
             Some(r) if r.is_empty() => true,
-            Some(r) => r.into_iter().any(|i| self.filter(i).may_match(prefix)),
-            None => self.unique.iter().any(|f| f.may_match(prefix)),
+            Some(r) => r.into_iter().any(|i| self.probe_at(i, prefix)),
+            None => self.probe_all(prefix),
         }
     }
 }
@@ -202,12 +307,16 @@ impl<'a> Partitions<'a> {
     /// the index was, one read brings the partitions
     /// (`PartitionedFilterBlockReader::CacheDependencies` reads them in one
     /// too). Partitions elsewhere are read one by one.
+    ///
+    /// With `keep` (a cache), only the index is read (exactly its block);
+    /// the partitions are read when queries need them.
     pub(super) fn read(
         fetch: &mut Fetcher<'a, '_>,
         footer: &Footer,
         handle: BlockHandle,
         properties: &Properties,
         cmp: Comparator,
+        keep: Option<&Keep>,
     ) -> Result<std::result::Result<Partitions<'a>, String>> {
         let what = "filter partition index";
         let unusable = |e: crate::Error| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message());
@@ -215,7 +324,7 @@ impl<'a> Partitions<'a> {
             Ok(e) => e as u64,
             Err(e) => return Ok(Err(unusable(e))),
         };
-        if !fetch.holds(&(handle.offset..index_end), false) {
+        if keep.is_none() && !fetch.holds(&(handle.offset..index_end), false) {
             // Only when the properties agree that the range is the filter:
             // `rocksdb.filter.size` counts the partitions and their index
             // (without trailers), so a range much larger than that holds
@@ -284,6 +393,13 @@ impl<'a> Partitions<'a> {
         if which.is_empty() {
             return Ok(Err(format!("{what} at offset {} has no entries", handle.offset)));
         }
+        if let Some(keep) = keep {
+            let o = OnDemand::new(keep, footer, fetch.verify(), &distinct, "filter partition");
+            let unreadable = o.out_of_bounds().collect();
+            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable };
+            p.seps.prepare_lookups();
+            return Ok(Ok(p));
+        }
         // One read for all partitions when they are contiguous (RocksDB
         // writes them so); gaps of more than their own size are read one
         // by one instead of bringing bytes no query needs.
@@ -310,7 +426,7 @@ impl<'a> Partitions<'a> {
                 Filter::always_true()
             }));
         }
-        let p = Partitions { seps, unique, which, unreadable };
+        let p = Partitions { seps, store: Store::Resident(unique), which, unreadable };
         // The lookup form of the separators, made now so that no query
         // allocates (8 bytes per partition).
         p.seps.prepare_lookups();

@@ -445,7 +445,7 @@ mod tests {
             let alphabet = alphabets[case / 7 % 4];
             let common: Vec<u8> = (0..[0, 3, 8, 12, 20][case / 28 % 5]).map(|i| b'p' + i as u8 % 7).collect();
             let max_tail = [1usize, 4, 9, 16][case / 140 % 4 + (case % 2)];
-            let mut gen = |seed: &mut u64| {
+            let gen = |seed: &mut u64| {
                 let mut k = common.clone();
                 let len = 1 + (rng(seed) as usize % max_tail);
                 k.extend((0..len).map(|_| alphabet[rng(seed) as usize % alphabet.len()]));

@@ -55,6 +55,7 @@ pub fn open_with(size: u64, flags: u32, read: &dyn Fn(u64, &mut [u8]) -> c_int) 
         size,
         ctx: &mut ctx as *mut Ctx as *mut c_void,
         read_at: Some(read_at),
+        release: None,
     };
     let mut out = null_mut();
     let mut err = null_mut();
