@@ -33,8 +33,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <exception>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -75,11 +77,14 @@ inline constexpr std::uint32_t kSstSkipChecksums = ROCKSFILTER_SST_SKIP_CHECKSUM
 /* Sst::open only: map the file instead of reading it (see ROCKSFILTER_SST_MMAP
  * in rocksfilter.h for what it risks). */
 inline constexpr std::uint32_t kSstMmap = ROCKSFILTER_SST_MMAP;
+/* With SstOptions::cache: whole full filters go to the cache too. */
+inline constexpr std::uint32_t kSstCacheFullFilters = ROCKSFILTER_SST_CACHE_FULL_FILTERS;
 
 /* The C structs, under C++ names (same types). */
 using FilterInfo = rocksfilter_filter_info;
 using SstProperties = rocksfilter_sst_properties;
 using SstOpenStats = rocksfilter_sst_open_stats;
+using CacheStats = rocksfilter_cache_stats;
 
 /* The status in words, as the library's messages start ("corruption"). */
 inline const char *status_name(rocksfilter_status s) noexcept {
@@ -431,6 +436,53 @@ class Builder {
   rocksfilter_builder *h_ = nullptr;
 };
 
+/* A cache of filter blocks with a byte budget (rocksfilter_cache), shared by
+ * the Ssts opened with it (SstOptions::cache). Thread-safe. Ssts keep their
+ * own reference: destroying the Cache first is harmless. */
+class Cache {
+ public:
+  explicit Cache(std::size_t capacity_bytes) : h_(rocksfilter_cache_new(capacity_bytes)) {
+    if (h_ == nullptr) throw Error(ROCKSFILTER_INTERNAL, "rocksfilter_cache_new failed");
+  }
+  Cache(Cache &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Cache &operator=(Cache &&o) noexcept {
+    if (this != &o) {
+      rocksfilter_cache_free(h_);
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  Cache(const Cache &) = delete;
+  Cache &operator=(const Cache &) = delete;
+  ~Cache() { rocksfilter_cache_free(h_); }
+
+  /* Bytes held now; at most the capacity. */
+  std::size_t bytes_held() const noexcept { return rocksfilter_cache_bytes_held(h_); }
+  /* Counters and occupancy (rocksfilter_cache_stats). */
+  CacheStats stats() const {
+    CacheStats out{};
+    out.struct_size = sizeof out;
+    detail::ErrPtr err;
+    const rocksfilter_status s = rocksfilter_cache_get_stats(h_, &out, err.out());
+    detail::check(s, err, "rocksfilter_cache_get_stats");
+    return out;
+  }
+  rocksfilter_cache *get() const noexcept { return h_; }
+
+ private:
+  rocksfilter_cache *h_ = nullptr;
+};
+
+/* Options of Sst::open and Sst::open_source (rocksfilter_sst_options). */
+struct SstOptions {
+  /* kSstSkipChecksums, kSstMmap (Sst::open, not with a cache), kSstCacheFullFilters. */
+  std::uint32_t flags = 0;
+  /* nullptr: every filter block read at open, kept by the Sst. Otherwise
+   * partitions (and with kSstCacheFullFilters full filters) are read into
+   * this cache when a query needs them (see rocksfilter_sst_open_ex). */
+  const Cache *cache = nullptr;
+};
+
 /* An opened SST file's filter (rocksfilter_sst). Immutable. */
 class Sst {
  public:
@@ -459,6 +511,18 @@ class Sst {
     return Sst(out);
   }
   static Sst open(const std::string &path, std::uint32_t flags = 0) { return open(path.c_str(), flags); }
+
+  /* Opens the file with options (rocksfilter_sst_open_ex): with a cache, the
+   * Sst keeps the path and reads partitions into the cache on demand. */
+  static Sst open(const char *path, const SstOptions &options) {
+    const rocksfilter_sst_options o = c_options(options);
+    rocksfilter_sst *out = nullptr;
+    detail::ErrPtr err;
+    const rocksfilter_status s = rocksfilter_sst_open_ex(path, &o, &out, err.out());
+    detail::check(s, err, "rocksfilter_sst_open_ex");
+    return Sst(out);
+  }
+  static Sst open(const std::string &path, const SstOptions &options) { return open(path.c_str(), options); }
 
   /* Reads a file held in memory without copying: `data` must outlive the
    * Sst and every Filter obtained from it. */
@@ -506,6 +570,51 @@ class Sst {
     Sst sst(out);
     if (ctx.error) std::rethrow_exception(ctx.error);
     detail::check(s, err, "rocksfilter_sst_open_source");
+    return sst;
+  }
+
+  /* open_source with options (rocksfilter_sst_open_source_ex). With a cache,
+   * the Sst keeps a copy of `read_at` (moved in) and calls it when a query
+   * needs a filter block the cache does not hold, from the querying thread:
+   * it must then be callable from many threads at once. An exception it
+   * throws during the open is rethrown here; one thrown by a query's read is
+   * caught and counts as a failed read (that query answers "may match"). The
+   * copy is destroyed when the library releases it (with the Sst, or before
+   * this returns when nothing is kept). */
+  template <class ReadAt>
+  static Sst open_source(std::uint64_t size, ReadAt read_at, const SstOptions &options) {
+    struct Ctx {
+      explicit Ctx(ReadAt &&f) : fn(std::move(f)) {}
+      ReadAt fn;
+      std::atomic<bool> opening{true};
+      std::exception_ptr error;
+    };
+    // The library's release owns one reference, this call another (to
+    // read `error` after a failed open, which has released already).
+    auto ctx = std::make_shared<Ctx>(std::move(read_at));
+    rocksfilter_source src{};
+    src.struct_size = sizeof src;
+    src.size = size;
+    src.ctx = new std::shared_ptr<Ctx>(ctx);
+    src.read_at = [](void *c, std::uint64_t offset, std::uint8_t *dst, std::size_t len) noexcept -> int {
+      Ctx &x = **static_cast<std::shared_ptr<Ctx> *>(c);
+      try {
+        return static_cast<int>(x.fn(offset, dst, len));
+      } catch (...) {
+        // Only the opening thread reads during the open.
+        if (x.opening.load(std::memory_order_relaxed)) x.error = std::current_exception();
+        return -1;
+      }
+    };
+    src.release = [](void *c) noexcept { delete static_cast<std::shared_ptr<Ctx> *>(c); };
+    const rocksfilter_sst_options o = c_options(options);
+    rocksfilter_sst *out = nullptr;
+    detail::ErrPtr err;
+    const rocksfilter_status s = rocksfilter_sst_open_source_ex(&src, &o, &out, err.out());
+    ctx->opening.store(false, std::memory_order_relaxed);
+    Sst sst(out);
+    if (ctx->error) std::rethrow_exception(ctx->error);
+    detail::check(s, err, "rocksfilter_sst_open_source_ex");
     return sst;
   }
 
@@ -582,6 +691,14 @@ class Sst {
   explicit operator bool() const noexcept { return h_ != nullptr; }
 
  private:
+  static rocksfilter_sst_options c_options(const SstOptions &options) noexcept {
+    rocksfilter_sst_options o{};
+    o.struct_size = sizeof o;
+    o.flags = options.flags;
+    o.cache = options.cache != nullptr ? options.cache->get() : nullptr;
+    return o;
+  }
+
   rocksfilter_sst *h_ = nullptr;
 };
 

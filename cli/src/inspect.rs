@@ -6,7 +6,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use rocksfilter::sst::PrefixExtractor;
-use rocksfilter::{Filter, FilterInfo, Sst, SstFilter, SstOptions};
+use rocksfilter::{CacheStats, Filter, FilterCache, FilterInfo, Sst, SstFilter, SstOptions};
 
 /// True when the file ends with the block-based table magic number.
 pub fn looks_like_sst(path: &Path) -> bool {
@@ -48,30 +48,46 @@ struct Geometry {
     est_fp: Option<f64>,
 }
 
-fn geometry(filters: &[Filter<'_>], keys: Option<u64>) -> Geometry {
-    let infos: Vec<FilterInfo> = filters.iter().map(|f| f.info()).collect();
-    let bytes: u64 = filters.iter().map(|f| f.as_bytes().len() as u64).sum();
+/// The geometry of `n` filters that `with(i, f)` hands to `f` one at a
+/// time (from the handle, or read through a cache: then twice, the bytes
+/// first, then the estimates).
+fn geometry(n: usize, with: impl Fn(usize, &mut dyn FnMut(&Filter<'_>)), keys: Option<u64>) -> Geometry {
+    let mut first: Option<FilterInfo> = None;
+    let mut sizes = Vec::with_capacity(n);
+    for i in 0..n {
+        with(i, &mut |f| {
+            first.get_or_insert(f.info());
+            sizes.push(f.as_bytes().len() as u64);
+        });
+    }
+    let bytes: u64 = sizes.iter().sum();
     let est_fp = keys.filter(|&k| k > 0).map(|k| {
         // Keys spread over partitions in proportion to their bytes.
-        filters
-            .iter()
-            .map(|f| {
-                let share = f.as_bytes().len() as f64 / bytes.max(1) as f64;
-                share * f.estimated_fp_rate(((k as f64) * share).round().max(1.0) as usize)
-            })
-            .sum()
+        let mut sum = 0.0;
+        for (i, &size) in sizes.iter().enumerate() {
+            let share = size as f64 / bytes.max(1) as f64;
+            with(i, &mut |f| sum += share * f.estimated_fp_rate(((k as f64) * share).round().max(1.0) as usize));
+        }
+        sum
     });
     Geometry {
-        kind: infos.first().map_or("none", |i| i.kind().name()),
+        kind: first.map_or("none", |i| i.kind().name()),
         bytes,
-        probes: infos.first().and_then(|i| i.num_probes()).unwrap_or(0),
-        partitions: filters.len(),
+        probes: first.and_then(|i| i.num_probes()).unwrap_or(0),
+        partitions: n,
         est_fp,
     }
 }
 
-pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
-    let sst = Sst::open_with(path, SstOptions::default().with_verify_checksums(verify)).map_err(|e| e.to_string())?;
+/// `rocksfilter inspect`; `cache`: read the filter through a cache of this
+/// many bytes (partitions and full filters on demand) and report it.
+pub fn inspect(path: &Path, json: bool, verify: bool, cache: Option<usize>) -> Result<(), String> {
+    let mut options = SstOptions::default().with_verify_checksums(verify);
+    let cache = cache.map(FilterCache::new);
+    if let Some(c) = &cache {
+        options = options.with_cache(c.clone()).with_cache_full_filters(true);
+    }
+    let sst = Sst::open_with(path, options).map_err(|e| e.to_string())?;
     // A file written without checksums (ChecksumType none) has nothing to verify.
     let verified = verify && sst.checksum_type() != rocksfilter::ChecksumType::None;
     let p = sst.properties();
@@ -79,8 +95,11 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
     let (filter_desc, geom) = match sst.filter() {
         SstFilter::None => ("none".to_string(), None),
         SstFilter::Unsupported(why) => (format!("unsupported: {why}"), None),
-        SstFilter::Full(f) => ("full".to_string(), Some(geometry(std::slice::from_ref(f), keys))),
-        SstFilter::Partitioned(parts) => ("partitioned".to_string(), Some(geometry(parts.filters(), keys))),
+        SstFilter::Full(f) => ("full".to_string(), Some(geometry(1, |_, g| g(f), keys))),
+        SstFilter::CachedFull(c) => ("full".to_string(), Some(geometry(1, |_, g| c.with_filter(|f| g(f)), keys))),
+        SstFilter::Partitioned(parts) => {
+            ("partitioned".to_string(), Some(geometry(parts.distinct(), |i, g| parts.with_distinct(i, |f| g(f)), keys)))
+        }
         other => (other.filter_type().name().to_string(), None),
     };
     let prefix = match sst.prefix_extractor() {
@@ -140,6 +159,14 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
             st.bytes_read,
             st.bytes_held
         );
+        if let Some(c) = &cache {
+            let s = c.stats();
+            let _ = write!(
+                o,
+                "\"cache\":{{\"capacity\":{},\"bytes_held\":{},\"entries\":{},\"hits\":{},\"misses\":{},\"reads\":{},\"bytes_read\":{},\"read_errors\":{},\"bad_blocks\":{},\"evictions\":{},\"uncached\":{}}},",
+                s.capacity, s.bytes_held, s.entries, s.hits, s.misses, s.reads, s.bytes_read, s.read_errors, s.bad_blocks, s.evictions, s.uncached
+            );
+        }
         o.push_str("\"properties\":{");
         let props: Vec<String> = p
             .raw()
@@ -206,11 +233,22 @@ pub fn inspect(path: &Path, json: bool, verify: bool) -> Result<(), String> {
         sst.file_size(),
         st.bytes_held
     );
+    if let Some(c) = &cache {
+        println!("filter cache:       {}", cache_line(&c.stats()));
+    }
     println!("properties:");
     for (k, v) in p.raw() {
         println!("  {k:<48} {}", display_property(k, v));
     }
     Ok(())
+}
+
+/// A cache's counters on one line (`inspect` and `query --cache-bytes`).
+pub(crate) fn cache_line(s: &CacheStats) -> String {
+    format!(
+        "{} of {} bytes held ({} blocks); {} hits, {} misses, {} reads of {} bytes, {} read errors, {} bad blocks, {} evictions, {} not cached",
+        s.bytes_held, s.capacity, s.entries, s.hits, s.misses, s.reads, s.bytes_read, s.read_errors, s.bad_blocks, s.evictions, s.uncached
+    )
 }
 
 /// Numeric properties are varints; show them as numbers.

@@ -92,6 +92,12 @@ enum Command {
         /// Keys are hex-encoded.
         #[arg(long)]
         hex: bool,
+        /// SST files: read the filter on demand through a cache of this
+        /// many bytes (partitions and full filters read when a key needs
+        /// them, evicted under the budget) and print its counters on
+        /// standard error.
+        #[arg(long, value_name = "BYTES")]
+        cache_bytes: Option<usize>,
     },
     /// Report an SST file: format, checksum, filter kind and geometry, properties.
     Inspect {
@@ -102,6 +108,11 @@ enum Command {
         /// Skip checksum verification.
         #[arg(long)]
         no_verify: bool,
+        /// Read the filter through a cache of this many bytes (each
+        /// partition read on demand, evicted under the budget) and report
+        /// its counters.
+        #[arg(long, value_name = "BYTES")]
+        cache_bytes: Option<usize>,
     },
     /// Filter size for N keys at a target FP rate, from RocksDB's own
     /// estimates: Bloom and Ribbon at the bits/key RocksDB needs for it,
@@ -146,10 +157,10 @@ fn main() -> ExitCode {
             build_options(policy.into(), bits_per_key, fpr, max_bytes, ribbon_failure)
                 .and_then(|opts| build(&opts, &keys, hex, &output))
         }
-        Command::Query { filter, keys, keys_file, hex } => query(&filter, &keys, keys_file.as_deref(), hex),
+        Command::Query { filter, keys, keys_file, hex, cache_bytes } => query(&filter, &keys, keys_file.as_deref(), hex, cache_bytes),
         Command::Info { filter, keys } => info(&filter, keys),
         Command::Size { keys, fpr, max_bytes, json } => size::size(keys, fpr, max_bytes, json),
-        Command::Inspect { sst, json, no_verify } => inspect::inspect(&sst, json, !no_verify),
+        Command::Inspect { sst, json, no_verify, cache_bytes } => inspect::inspect(&sst, json, !no_verify, cache_bytes),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -243,10 +254,17 @@ fn load(path: &Path) -> Result<Filter<'static>, String> {
     Filter::from_vec(read(path)?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn query(path: &Path, keys: &[String], keys_file: Option<&Path>, hex: bool) -> Result<(), String> {
+fn query(path: &Path, keys: &[String], keys_file: Option<&Path>, hex: bool, cache_bytes: Option<usize>) -> Result<(), String> {
+    let cache = cache_bytes.map(rocksfilter::FilterCache::new);
     let answer: Box<dyn Fn(&[u8]) -> bool> = if inspect::looks_like_sst(path) {
-        let sst = rocksfilter::Sst::open(path).map_err(|e| e.to_string())?;
+        let mut options = rocksfilter::SstOptions::default();
+        if let Some(c) = &cache {
+            options = options.with_cache(c.clone()).with_cache_full_filters(true);
+        }
+        let sst = rocksfilter::Sst::open_with(path, options).map_err(|e| e.to_string())?;
         Box::new(move |k| sst.may_match(k))
+    } else if cache.is_some() {
+        return Err(format!("{}: --cache-bytes applies to SST files, not to filter blocks", path.display()));
     } else {
         let f = load(path)?;
         Box::new(move |k| f.may_match(k))
@@ -267,6 +285,9 @@ fn query(path: &Path, keys: &[String], keys_file: Option<&Path>, hex: bool) -> R
             }
         })?;
         result.and_then(|()| out.flush()).map_err(|e| format!("writing standard output: {e}"))?;
+    }
+    if let Some(c) = &cache {
+        eprintln!("filter cache: {}", inspect::cache_line(&c.stats()));
     }
     Ok(())
 }

@@ -25,6 +25,7 @@ static unsigned forward_declared_kind(const struct rocksfilter_filter_info *info
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <unistd.h>
 #include <vector>
@@ -106,12 +107,19 @@ static std::vector<std::uint8_t> c_api_block(rocksfilter_policy p, double bpk, c
 
 // Writes an SST with RocksDB's own writer: full Bloom filter, format_version 5,
 // keys as given, optional fixed-length prefix extractor.
-static bool write_sst(const std::string &path, const std::vector<std::string> &keys, std::size_t prefix_len) {
+static bool write_sst(const std::string &path, const std::vector<std::string> &keys, std::size_t prefix_len,
+                      bool partitioned = false) {
   char *err = nullptr;
   rocksdb_options_t *opts = rocksdb_options_create();
   rocksdb_block_based_table_options_t *bbto = rocksdb_block_based_options_create();
   rocksdb_block_based_options_set_filter_policy(bbto, rocksdb_filterpolicy_create_bloom_full(10.0));
   rocksdb_block_based_options_set_format_version(bbto, 5);
+  if (partitioned) {
+    // Partitions of about 256 bytes: hundreds of them.
+    rocksdb_block_based_options_set_partition_filters(bbto, 1);
+    rocksdb_block_based_options_set_index_type(bbto, rocksdb_block_based_table_index_type_two_level_index_search);
+    rocksdb_block_based_options_set_metadata_block_size(bbto, 256);
+  }
   rocksdb_options_set_block_based_table_factory(opts, bbto);
   rocksdb_options_set_compression(opts, rocksdb_no_compression);
   if (prefix_len > 0) rocksdb_options_set_prefix_extractor(opts, rocksdb_slicetransform_create_fixed_prefix(prefix_len));
@@ -517,6 +525,84 @@ static void test_sst(const std::string &dir) {
   std::remove(ppath.c_str());
 }
 
+// A partitioned file RocksDB wrote, read through a small Cache by path and by
+// the caller's reads (from four threads at once): the answers of the file
+// loaded at open; the budget holds; failing reads answer "may match" and are
+// counted; the callable is released with the Sst.
+static void test_cache(const std::string &dir) {
+  std::vector<std::string> keys = make_keys("cachekey", 50000);
+  std::sort(keys.begin(), keys.end());
+  const std::string path = dir + "/partitioned.sst";
+  if (!write_sst(path, keys, 0, true)) {
+    CHECK(false, "could not write %s", path.c_str());
+    return;
+  }
+  std::vector<std::string> probe = make_keys("absentkey", 20000);
+  probe.insert(probe.end(), keys.begin(), keys.end());
+  rocksfilter::Sst loaded = rocksfilter::Sst::open(path);
+  CHECK(loaded.filter_type() == rocksfilter::SstFilterType::partitioned && loaded.properties().num_partitions > 100,
+        "RocksDB wrote %u partitions", loaded.properties().num_partitions);
+  std::vector<char> want(probe.size());
+  for (std::size_t i = 0; i < probe.size(); i++) want[i] = loaded.may_match(probe[i]);
+
+  rocksfilter::Cache cache(8 << 10);
+  rocksfilter::SstOptions opts;
+  opts.cache = &cache;
+  rocksfilter::Sst by_path = rocksfilter::Sst::open(path, opts);
+  const std::string bytes = read_file(path);
+  std::atomic<int> fail{0}, alive{0};
+  struct Reader {
+    const std::string *bytes;
+    std::atomic<int> *fail;
+    std::shared_ptr<int> token;  // counts live copies through `alive`
+    int operator()(std::uint64_t off, std::uint8_t *dst, std::size_t len) const {
+      if (fail->load()) throw std::runtime_error("object store said 503");
+      std::memcpy(dst, bytes->data() + off, len);
+      return 0;
+    }
+  };
+  static int shared_token = 0;
+  std::shared_ptr<int> token(&shared_token, [&alive](int *) { alive--; });
+  alive++;
+  rocksfilter::Sst by_source = rocksfilter::Sst::open_source(bytes.size(), Reader{&bytes, &fail, token}, opts);
+  token.reset();
+  CHECK(alive.load() == 1, "the Sst keeps its copy of the reader");
+  std::atomic<int> differ{0}, over{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; t++) {
+    threads.emplace_back([&, t] {
+      const rocksfilter::Sst &s = t % 2 ? by_path : by_source;
+      for (std::size_t i = t; i < probe.size(); i += 2) {
+        differ += s.may_match(probe[i]) != static_cast<bool>(want[i]);
+        over += cache.bytes_held() > (8 << 10);
+      }
+    });
+  }
+  for (auto &th : threads) th.join();
+  std::unique_ptr<bool[]> got(new bool[probe.size()]);
+  by_path.may_match_batch(probe, got.get());
+  for (std::size_t i = 0; i < probe.size(); i++) differ += got[i] != static_cast<bool>(want[i]);
+  rocksfilter::CacheStats st = cache.stats();
+  CHECK(differ == 0 && over == 0, "cached answers: %d differ, %d times over budget", differ.load(), over.load());
+  CHECK(st.misses > 100 && st.evictions > 100 && st.hits > 0 && st.bytes_held <= st.capacity && st.read_errors == 0,
+        "cache: %llu hits, %llu misses, %llu evictions", static_cast<unsigned long long>(st.hits),
+        static_cast<unsigned long long>(st.misses), static_cast<unsigned long long>(st.evictions));
+  // Reads that throw after the open: every written key may match, counted.
+  fail = 1;
+  int lost = 0;
+  for (const auto &k : keys) lost += !by_source.may_match(k);
+  CHECK(lost == 0 && cache.stats().read_errors > 0, "failing reads: %d keys lost", lost);
+  // The reader is released with its Sst, the cache empties with both.
+  { rocksfilter::Sst gone = std::move(by_source); }
+  CHECK(alive.load() == 0, "the reader is released with the Sst");
+  { rocksfilter::Sst gone = std::move(by_path); }
+  CHECK(cache.bytes_held() == 0, "closed Ssts leave nothing in the cache");
+  rocksfilter::SstOptions bad;
+  bad.flags = rocksfilter::kSstCacheFullFilters;
+  expect_error("kSstCacheFullFilters without a cache", ROCKSFILTER_INVALID_ARGUMENT, [&] { rocksfilter::Sst::open(path, bad); });
+  std::remove(path.c_str());
+}
+
 int main() {
   char tmpl[] = "/tmp/rocksfilter-hpp-XXXXXX";
   const char *dir = mkdtemp(tmpl);
@@ -531,6 +617,7 @@ int main() {
   test_moves();
   test_batch_and_no_alloc();
   test_sst(dir);
+  test_cache(dir);
   rmdir(dir);
   std::printf("%d passed, %d failed\n", g_pass, g_fail);
   return g_fail == 0 ? 0 : 1;
