@@ -209,11 +209,11 @@ install-files:
 # install: examples/c through pkg-config (shared with an rpath, static),
 # examples/cpp through find_package(rocksfilter) (shared and static targets),
 # a relocated copy of the prefix, and uninstall. See scripts/install-test.sh.
-example-test install-test: build readme-check
+example-test install-test: build readme-check $(SST_FIXTURES)/manifest.jsonl
 	@extra=$$(nm -D --defined-only target/release/librocksfilter.so | awk '{print $$3}' | grep -v '^rocksfilter_' | grep -v '^Java_io_github_rocksfilter_' || true); \
 	  if [ -n "$$extra" ]; then echo "librocksfilter.so exports non-rocksfilter_ symbols: $$extra"; exit 1; fi; \
 	  echo "symbols: librocksfilter.so exports only rocksfilter_* ($$(nm -D --defined-only target/release/librocksfilter.so | grep -c ' rocksfilter_') symbols) and JNI entry points ($$(nm -D --defined-only target/release/librocksfilter.so | grep -c ' Java_io_github_rocksfilter_')), SONAME $$(readelf -d target/release/librocksfilter.so | sed -n 's/.*soname: \[\(.*\)\]/\1/p')"
-	scripts/install-test.sh
+	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) scripts/install-test.sh
 
 # include/rocksfilter.hpp under AddressSanitizer and UBSan (with RocksDB's C
 # API writing the SST files it reads), and compiled as C++17 and C++20.

@@ -5,7 +5,8 @@
 #   2. examples/c through pkg-config: shared (runs with no LD_LIBRARY_PATH
 #      thanks to -Wl,-rpath) and static (rocksfilter-static.pc; no
 #      librocksfilter.so needed); the static list is complete (links with
-#      -nodefaultlibs) and equals rustc's native-static-libs;
+#      -nodefaultlibs) and equals rustc's native-static-libs; cache.c on two
+#      partitioned files RocksDB wrote (ROCKSFILTER_SST_FIXTURES);
 #   3. examples/cpp through find_package(rocksfilter CONFIG REQUIRED):
 #      rocksfilter::rocksfilter and rocksfilter::rocksfilter_static, run by
 #      ctest with no LD_LIBRARY_PATH; then again from a moved copy of the
@@ -59,6 +60,23 @@ if make --no-print-directory -C "$tmp/c" example example-static >"$tmp/c.log" 2>
   if readelf -d "$tmp/c/example-static" | grep -q 'NEEDED.*librocksfilter'; then bad "examples/c static needs librocksfilter.so"; else ok "examples/c static does not need librocksfilter.so"; fi
 else
   cat "$tmp/c.log"; bad "examples/c did not build through pkg-config"
+fi
+# examples/c/cache.c (the README's filter-budget example): two partitioned
+# files RocksDB 7.8.3 wrote (the SST fixtures, when made: make sst-test),
+# one key of each and two absent ones, through one 1 MiB cache.
+fixtures=${ROCKSFILTER_SST_FIXTURES:-}
+pb=r78_fv5_crc32c_partbloom10_none_ascii25000_mbs512 pr=r78_fv5_crc32c_partribbon10_none_ascii25000_mbs512
+if [ -n "$fixtures" ] && [ -f "$fixtures/$pb.sst" ] && [ -f "$fixtures/$pr.sst" ]; then
+  key=$(python3 -c 'import sys; print(bytes.fromhex(open(sys.argv[1]).readline().strip()).decode())' "$fixtures/$pb.keys")
+  if make --no-print-directory -C "$tmp/c" cache >>"$tmp/c.log" 2>&1 \
+     && out=$("$tmp/c/cache" "$fixtures/$pb.sst" "$fixtures/$pr.sst" -- "$key" absent-key-1 absent-key-2) \
+     && grep -q "^$key: 2 of 2 files may hold it$" <<<"$out" && grep -q '^cache: .* 0 read errors$' <<<"$out"; then
+    ok "examples/c/cache runs on two partitioned files: $(tr '\n' ';' <<<"$out")"
+  else
+    cat "$tmp/c.log"; bad "examples/c/cache: ${out:-did not build}"
+  fi
+else
+  bad "examples/c/cache: the SST fixtures $pb and $pr are missing (set ROCKSFILTER_SST_FIXTURES; make sst-test writes them)"
 fi
 # Complete list: the static link needs nothing the compiler adds by default.
 if cc -nodefaultlibs examples/c/example.c -o "$tmp/nodefault" $(pkg-config --cflags --libs rocksfilter-static) 2>"$tmp/nodefault.log" \

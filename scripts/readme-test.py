@@ -70,6 +70,8 @@ CHECKS = [
     ("rocksfilter query filter.bin apple durian", "apple, a key of keys.txt, may match", re.compile(r"^apple\tmay match$", re.M)),
     ("rocksfilter inspect 000042.sst [--json]", "the file's format_version and filter, as text and as JSON", re.compile(
         r"^format_version:\s+5$.*^filter kind:\s+FastLocalBloom$.*\"format_version\":5,.*\"filter_kind\":\"FastLocalBloom\"", re.M | re.S)),
+    ("rocksfilter inspect 000042.sst --cache-bytes 65536", "the filter read through the cache, and its counters", re.compile(
+        r"^filter kind:\s+FastLocalBloom$.*^filter cache:\s+\d+ of 65536 bytes held \(1 blocks\); 1 hits, 1 misses, 1 reads", re.M | re.S)),
     ("./example", "the C example's answers", re.compile(r"\"banana\" may match")),
     ("./example-static", "the C example's answers", re.compile(r"\"banana\" may match")),
     ("cmake --build build && (cd build && ctest)", "both CMake tests pass", re.compile(r"100% tests passed, 0 tests failed out of 2")),

@@ -253,3 +253,63 @@ fn shared_sst_answers_identically_under_load() {
         }
     }
 }
+
+/// Handles reading partitions on demand through one small cache: threads
+/// query (single and batch) while others open and close handles on the
+/// same cache, so that entries are inserted, pinned, evicted and forgotten
+/// all at once. Every answer equals the handle loaded at open; the cache
+/// never holds more than its capacity. (ThreadSanitizer runs this too.)
+#[test]
+fn cached_handles_answer_identically_under_eviction_and_churn() {
+    use rocksfilter::sst::{Source, SstOptions};
+    let ks = keys(20_000, "cache");
+    let file: Arc<Vec<u8>> = Arc::new(craft::Crafted::synthetic(&ks, Policy::Bloom, Some(100)).finish());
+    let probes: Vec<Vec<u8>> = ks.iter().step_by(7).cloned().chain(keys(3_000, "absent")).collect();
+    let loaded = Sst::from_bytes(&file).unwrap();
+    let want: Vec<bool> = probes.iter().map(|k| loaded.may_match(k)).collect();
+    let cache = rocksfilter::FilterCache::new(4 << 10);
+    let opts = SstOptions::default().with_cache(cache.clone());
+    let source = || -> Arc<dyn Source + Send + Sync> { Arc::new(file.as_ref().clone()) };
+    let shared = Arc::new(Sst::open_shared(source(), opts.clone()).unwrap());
+    let rounds = if cfg!(debug_assertions) { 2 } else { ROUNDS };
+    let start = Arc::new(Barrier::new(QUERY_THREADS / 2 + 2));
+    let mut threads = Vec::new();
+    for t in 0..QUERY_THREADS / 2 {
+        let (shared, probes, want, cache, start) = (shared.clone(), probes.clone(), want.clone(), cache.clone(), start.clone());
+        threads.push(thread::spawn(move || {
+            start.wait();
+            for r in 0..rounds {
+                if (t + r) % 2 == 0 {
+                    for (i, k) in probes.iter().enumerate().skip(t).step_by(3) {
+                        assert_eq!(shared.may_match(k), want[i], "thread {t}: key {i}");
+                    }
+                } else {
+                    let mut got = vec![false; probes.len()];
+                    shared.may_match_batch(&probes, &mut got);
+                    assert_eq!(got, want, "thread {t}: batch");
+                }
+                assert!(cache.bytes_held() <= cache.capacity());
+            }
+        }));
+    }
+    for t in 0..2 {
+        let (probes, want, opts, start) = (probes.clone(), want.clone(), opts.clone(), start.clone());
+        let src = source();
+        threads.push(thread::spawn(move || {
+            start.wait();
+            for r in 0..rounds * 5 {
+                let h = Sst::open_shared(src.clone(), opts.clone()).unwrap();
+                for (i, k) in probes.iter().enumerate().skip(r + t).step_by(97) {
+                    assert_eq!(h.may_match(k), want[i], "churn {t}: key {i}");
+                }
+            }
+        }));
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+    let st = cache.stats();
+    assert!(st.evictions > 0 && st.hits > 0 && st.bytes_held <= st.capacity, "{st:?}");
+    drop(shared);
+    assert_eq!(cache.bytes_held(), 0);
+}
