@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "rocksdb/advanced_cache.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/options.h"

@@ -102,6 +102,12 @@ typedef enum {
 
 
 /**
+ * Files a cache's handles opened by path keep open by default
+ * ([`FilterCache::with_open_files`]).
+ */
+#define DEFAULT_OPEN_FILES 128
+
+/**
  * Flag for rocksfilter_sst_open_opts() and the other opens: do not verify
  * block checksums.
  */
@@ -450,6 +456,10 @@ typedef struct rocksfilter_cache_stats {
    * block of the shard in use).
    */
   uint64_t uncached;
+  /**
+   * Files kept open now for handles opened by path.
+   */
+  uint64_t open_files;
 } rocksfilter_cache_stats;
 
 /**
@@ -917,8 +927,23 @@ const char *rocksfilter_version(void);
  * that needs it and never cached. Evicts by recency (CLOCK: a hit sets a
  * bit, an insertion sweeps); hits take no lock. NULL on failure (none
  * expected). Free with rocksfilter_cache_free().
+ *
+ * Handles opened by path keep their file open between queries, at most
+ * 128 files for all of the cache's handles (the least recently used
+ * closed first: rocksfilter_cache_new_with_open_files() sets the number).
  */
 struct rocksfilter_cache *rocksfilter_cache_new(size_t capacity_bytes);
+
+/**
+ * As rocksfilter_cache_new(), with at most `max_open_files` files kept open
+ * for the handles opened by path (RocksDB's `max_open_files`). A file closed
+ * here is reopened at its handle's next miss, checked to be the file opened
+ * (device, inode, length); 0 keeps none open (an open and an fstat, about 4
+ * us, more per miss). A file kept open is read even after it is deleted or
+ * replaced by rename (its answers stay those of the file opened).
+ */
+struct rocksfilter_cache *rocksfilter_cache_new_with_open_files(size_t capacity_bytes,
+                                                                size_t max_open_files);
 
 /**
  * Frees the caller's reference. Handles opened with the cache keep it
@@ -985,14 +1010,15 @@ rocksfilter_status rocksfilter_sst_open_opts(const char *path,
  * With `opts->cache` set, the handle keeps the top-level index of a
  * partitioned filter (and, with ROCKSFILTER_SST_CACHE_FULL_FILTERS, no
  * full filter either) and reads each partition into the cache when a
- * query first needs it: it keeps the path, not the file, and reopens the
- * file for the reads of each query or batch that misses (open, pread,
- * close: no file descriptor held between queries, so 100,000s of handles
- * need no more than the threads querying them). The file must then stay
- * in place: a read that fails, or a file that is no longer the one opened
- * (other device, inode or length), answers "may match" for that query and
- * is counted (rocksfilter_cache_stats.read_errors). Queries stay
- * thread-safe; a miss costs the read in the querying thread.
+ * query first needs it: it keeps the path, and the file is open only while
+ * the cache keeps it among its open files (at most 128 for all its handles
+ * by default, the least recently used closed first; see
+ * rocksfilter_cache_new_with_open_files()), so 100,000s of handles need no
+ * file descriptor each. A file reopened must still be the one opened: a
+ * read that fails, or a file that is no longer the one opened (other
+ * device, inode or length), answers "may match" for that query and is
+ * counted (rocksfilter_cache_stats.read_errors). Queries stay thread-safe;
+ * a miss costs the read in the querying thread.
  * ROCKSFILTER_INVALID_ARGUMENT for a cache with ROCKSFILTER_SST_MMAP.
  */
 rocksfilter_status rocksfilter_sst_open_ex(const char *path,

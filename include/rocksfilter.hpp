@@ -444,6 +444,12 @@ class Cache {
   explicit Cache(std::size_t capacity_bytes) : h_(rocksfilter_cache_new(capacity_bytes)) {
     if (h_ == nullptr) throw Error(ROCKSFILTER_INTERNAL, "rocksfilter_cache_new failed");
   }
+  /* At most max_open_files files kept open for the Ssts opened by path
+   * (rocksfilter_cache_new_with_open_files; 0: none). */
+  Cache(std::size_t capacity_bytes, std::size_t max_open_files)
+      : h_(rocksfilter_cache_new_with_open_files(capacity_bytes, max_open_files)) {
+    if (h_ == nullptr) throw Error(ROCKSFILTER_INTERNAL, "rocksfilter_cache_new_with_open_files failed");
+  }
   Cache(Cache &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
   Cache &operator=(Cache &&o) noexcept {
     if (this != &o) {

@@ -55,7 +55,7 @@ pub mod sst;
 
 pub use bloom::{cache_local_fp_rate, choose_num_probes, standard_fp_rate};
 pub use builder::FilterBuilder;
-pub use cache::{CacheStats, FilterCache};
+pub use cache::{CacheStats, FilterCache, DEFAULT_OPEN_FILES};
 pub use error::{Error, ErrorKind, Result};
 pub use filter::{Filter, FilterInfo, Kind};
 pub use hash::{bloom_hash, hash64};

@@ -314,45 +314,54 @@ fn files_truncated_replaced_rewritten_or_deleted_under_cached_handles() {
         let loaded = Sst::from_bytes(&file).unwrap();
         p.iter().map(|k| loaded.may_match(k)).collect()
     };
-    for what in ["truncated", "replaced", "rewritten", "deleted"] {
-        let cache = FilterCache::new(8 << 10);
-        let path = d.join(format!("{what}.sst"));
-        std::fs::write(&path, &file).unwrap();
-        let sst = Sst::open_with(&path, SstOptions::default().with_cache(cache.clone())).unwrap();
-        // Some partitions cached, then the file changes under the handle.
-        assert_eq!(answers(&sst, &p[..1000]).0, want[..1000]);
-        match what {
-            "truncated" => std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(file.len() as u64 / 2).unwrap(),
-            "replaced" => {
-                // Another file of the same length renamed over it (another inode).
-                let other = d.join("other.sst");
-                let mut garbled = file.clone();
-                garbled[..file.len() - 200].iter_mut().for_each(|b| *b = !*b);
-                std::fs::write(&other, &garbled).unwrap();
-                std::fs::rename(&other, &path).unwrap();
+    // Files kept open between queries (the default), and none kept.
+    for open_files in [rocksfilter::DEFAULT_OPEN_FILES, 0] {
+        for what in ["truncated", "replaced", "rewritten", "deleted"] {
+            let cache = FilterCache::with_open_files(8 << 10, open_files);
+            let path = d.join(format!("{what}.sst"));
+            std::fs::write(&path, &file).unwrap();
+            let sst = Sst::open_with(&path, SstOptions::default().with_cache(cache.clone())).unwrap();
+            // Some partitions cached, then the file changes under the handle.
+            assert_eq!(answers(&sst, &p[..1000]).0, want[..1000]);
+            assert_eq!(cache.stats().open_files, u64::from(open_files > 0), "{what}");
+            match what {
+                "truncated" => std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(file.len() as u64 / 2).unwrap(),
+                "replaced" => {
+                    // Another file of the same length renamed over it (another inode).
+                    let other = d.join("other.sst");
+                    let mut garbled = file.clone();
+                    garbled[..file.len() - 200].iter_mut().for_each(|b| *b = !*b);
+                    std::fs::write(&other, &garbled).unwrap();
+                    std::fs::rename(&other, &path).unwrap();
+                }
+                "rewritten" => {
+                    // Same inode and length, different bytes: checksums catch it.
+                    let mut garbled = file.clone();
+                    garbled[..file.len() - 200].iter_mut().for_each(|b| *b ^= 0x55);
+                    std::fs::write(&path, &garbled).unwrap();
+                }
+                _ => std::fs::remove_file(&path).unwrap(),
             }
-            "rewritten" => {
-                // Same inode and length, different bytes: checksums catch it.
-                let mut garbled = file.clone();
-                garbled[..file.len() - 200].iter_mut().for_each(|b| *b ^= 0x55);
-                std::fs::write(&path, &garbled).unwrap();
+            let (single, batch) = answers(&sst, &p);
+            let case = format!("{what}, {open_files} open files");
+            assert!(single[..ks.len()].iter().all(|&b| b), "{case}: a present key answered absent");
+            assert!(batch[..ks.len()].iter().all(|&b| b), "{case}: a present key answered absent (batch)");
+            // The answers differ from the loaded handle's only by "may match".
+            assert!(single.iter().zip(&want).all(|(&g, &w)| g || !w), "{case}");
+            let s = cache.stats();
+            match (what, open_files) {
+                ("rewritten", _) => assert!(s.bad_blocks > 0 && s.read_errors == 0, "{case}: {s:?}"),
+                // The file kept open is the one opened: the old answers.
+                ("replaced" | "deleted", n) if n > 0 => {
+                    assert_eq!(single, want, "{case}");
+                    assert_eq!((s.read_errors, s.bad_blocks), (0, 0), "{case}: {s:?}");
+                }
+                _ => assert!(s.read_errors > 0, "{case}: {s:?}"),
             }
-            _ => std::fs::remove_file(&path).unwrap(),
+            drop(sst);
+            assert_eq!(cache.stats().open_files, 0, "{case}: the handle's file is closed with it");
+            let _ = std::fs::remove_file(&path);
         }
-        let (single, batch) = answers(&sst, &p);
-        assert!(single[..ks.len()].iter().all(|&b| b), "{what}: a present key answered absent");
-        assert!(batch[..ks.len()].iter().all(|&b| b), "{what}: a present key answered absent (batch)");
-        // What was cached before still answers as loaded: the answers
-        // differ from the loaded handle's only by "may match".
-        assert!(single.iter().zip(&want).all(|(&g, &w)| g || !w), "{what}");
-        let s = cache.stats();
-        if what == "rewritten" {
-            assert!(s.bad_blocks > 0 && s.read_errors == 0, "{what}: {s:?}");
-        } else {
-            assert!(s.read_errors > 0, "{what}: {s:?}");
-        }
-        drop(sst);
-        let _ = std::fs::remove_file(&path);
     }
 }
 

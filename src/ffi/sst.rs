@@ -193,9 +193,26 @@ pub struct rocksfilter_sst_options {
 /// that needs it and never cached. Evicts by recency (CLOCK: a hit sets a
 /// bit, an insertion sweeps); hits take no lock. NULL on failure (none
 /// expected). Free with rocksfilter_cache_free().
+///
+/// Handles opened by path keep their file open between queries, at most
+/// 128 files for all of the cache's handles (the least recently used
+/// closed first: rocksfilter_cache_new_with_open_files() sets the number).
 #[no_mangle]
 pub extern "C" fn rocksfilter_cache_new(capacity_bytes: usize) -> *mut rocksfilter_cache {
-    guard(ptr::null_mut(), || Box::into_raw(Box::new(rocksfilter_cache { inner: FilterCache::new(capacity_bytes) })))
+    rocksfilter_cache_new_with_open_files(capacity_bytes, crate::DEFAULT_OPEN_FILES)
+}
+
+/// As rocksfilter_cache_new(), with at most `max_open_files` files kept open
+/// for the handles opened by path (RocksDB's `max_open_files`). A file closed
+/// here is reopened at its handle's next miss, checked to be the file opened
+/// (device, inode, length); 0 keeps none open (an open and an fstat, about 4
+/// us, more per miss). A file kept open is read even after it is deleted or
+/// replaced by rename (its answers stay those of the file opened).
+#[no_mangle]
+pub extern "C" fn rocksfilter_cache_new_with_open_files(capacity_bytes: usize, max_open_files: usize) -> *mut rocksfilter_cache {
+    guard(ptr::null_mut(), || {
+        Box::into_raw(Box::new(rocksfilter_cache { inner: FilterCache::with_open_files(capacity_bytes, max_open_files) }))
+    })
 }
 
 /// Frees the caller's reference. Handles opened with the cache keep it
@@ -254,6 +271,8 @@ pub struct rocksfilter_cache_stats {
     /// Blocks read but not cached (larger than a shard's share, or every
     /// block of the shard in use).
     pub uncached: u64,
+    /// Files kept open now for handles opened by path.
+    pub open_files: u64,
 }
 
 /// Fills `*out` (see rocksfilter_cache_stats). ROCKSFILTER_INVALID_ARGUMENT
@@ -287,6 +306,7 @@ pub unsafe extern "C" fn rocksfilter_cache_get_stats(
             bad_blocks: s.bad_blocks,
             evictions: s.evictions,
             uncached: s.uncached,
+            open_files: s.open_files,
         };
         // SAFETY: out points to `provided` writable bytes (contract).
         unsafe { write_sized(out, &full, provided, &CACHE_STATS_FIELD_ENDS) }
@@ -294,7 +314,7 @@ pub unsafe extern "C" fn rocksfilter_cache_get_stats(
 }
 
 /// Where each field of rocksfilter_cache_stats ends.
-const CACHE_STATS_FIELD_ENDS: [usize; 11] = {
+const CACHE_STATS_FIELD_ENDS: [usize; 12] = {
     use std::mem::offset_of;
     type T = rocksfilter_cache_stats;
     [
@@ -309,6 +329,7 @@ const CACHE_STATS_FIELD_ENDS: [usize; 11] = {
         offset_of!(T, bad_blocks) + 8,
         offset_of!(T, evictions) + 8,
         offset_of!(T, uncached) + 8,
+        offset_of!(T, open_files) + 8,
     ]
 };
 
@@ -383,14 +404,15 @@ unsafe fn path_arg(path: *const c_char) -> Result<std::path::PathBuf, Error> {
 /// With `opts->cache` set, the handle keeps the top-level index of a
 /// partitioned filter (and, with ROCKSFILTER_SST_CACHE_FULL_FILTERS, no
 /// full filter either) and reads each partition into the cache when a
-/// query first needs it: it keeps the path, not the file, and reopens the
-/// file for the reads of each query or batch that misses (open, pread,
-/// close: no file descriptor held between queries, so 100,000s of handles
-/// need no more than the threads querying them). The file must then stay
-/// in place: a read that fails, or a file that is no longer the one opened
-/// (other device, inode or length), answers "may match" for that query and
-/// is counted (rocksfilter_cache_stats.read_errors). Queries stay
-/// thread-safe; a miss costs the read in the querying thread.
+/// query first needs it: it keeps the path, and the file is open only while
+/// the cache keeps it among its open files (at most 128 for all its handles
+/// by default, the least recently used closed first; see
+/// rocksfilter_cache_new_with_open_files()), so 100,000s of handles need no
+/// file descriptor each. A file reopened must still be the one opened: a
+/// read that fails, or a file that is no longer the one opened (other
+/// device, inode or length), answers "may match" for that query and is
+/// counted (rocksfilter_cache_stats.read_errors). Queries stay thread-safe;
+/// a miss costs the read in the querying thread.
 /// ROCKSFILTER_INVALID_ARGUMENT for a cache with ROCKSFILTER_SST_MMAP.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_sst_open_ex(

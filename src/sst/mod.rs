@@ -23,7 +23,7 @@ mod fetch;
 pub(crate) mod format;
 mod full;
 mod metaindex;
-mod ondemand;
+pub(crate) mod ondemand;
 mod partitioned;
 mod properties;
 mod separators;
