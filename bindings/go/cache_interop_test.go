@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -587,4 +588,100 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// README (Filter memory within a budget) shows openWithinBudget exactly as
+// below, between the markers (TestREADMECacheExample checks it), and
+// ExampleCache runs it.
+
+// README cache begin
+// openWithinBudget opens SST files whose filters share one budget of
+// memory: each SST keeps only its partitioned filter's top-level index,
+// and partitions (and, with CacheFullFilters, whole full filters) are read
+// into the cache when a query first needs them, evicting others.
+func openWithinBudget(paths []string, budget int) (*rocksfilter.Cache, []*rocksfilter.SST, error) {
+	cache, err := rocksfilter.NewCache(budget)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ssts []*rocksfilter.SST
+	for _, p := range paths {
+		s, err := rocksfilter.OpenSSTWithOptions(p, rocksfilter.SSTOptions{Cache: cache, CacheFullFilters: true})
+		if err != nil {
+			for _, s := range ssts {
+				s.Close()
+			}
+			cache.Close()
+			return nil, nil, err
+		}
+		ssts = append(ssts, s)
+	}
+	return cache, ssts, nil
+}
+
+// README cache end
+
+// TestREADMECacheExample checks that README.md shows the code between the
+// markers above, byte for byte, as a ```go block.
+func TestREADMECacheExample(t *testing.T) {
+	src, err := os.ReadFile("cache_interop_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok1 := strings.Cut(string(src), "\n// README cache begin\n")
+	code, _, ok2 := strings.Cut(after, "\n// README cache end\n")
+	if !ok1 || !ok2 {
+		t.Fatal("no // README cache begin ... // README cache end markers")
+	}
+	code = strings.TrimRight(code, "\n") + "\n"
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```go\n"+code+"```\n") {
+		t.Error("README.md does not show openWithinBudget as cache_interop_test.go has it: copy the code between the markers into its ```go block")
+	}
+}
+
+// ExampleCache opens three files written by RocksDB (partitioned filters
+// of 100,000 keys, about 140 KiB each) within a 64 KiB budget, and queries
+// them.
+func ExampleCache() {
+	dir, err := os.MkdirTemp("", "rocksfilter-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	var paths []string
+	for i := 0; i < 3; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("%d.sst", i))
+		opts := rocksdbtest.Options{Filter: rocksdbtest.BloomFull, BitsPerKey: 10, Partitioned: true, MetadataBlockSize: 256}
+		if err := rocksdbtest.WriteSST(p, opts, makeKeys(fmt.Sprintf("file%d-", i), 100000)); err != nil {
+			panic(err)
+		}
+		paths = append(paths, p)
+	}
+
+	cache, ssts, err := openWithinBudget(paths, 64<<10)
+	if err != nil {
+		panic(err)
+	}
+	defer cache.Close()
+	for _, s := range ssts {
+		defer s.Close()
+	}
+	found := 0
+	for i := 0; i < 100000; i += 7 {
+		for f, s := range ssts {
+			if s.MayMatch(fmt.Appendf(nil, "file%d-%08d", f, i)) {
+				found++
+			}
+		}
+	}
+	st := cache.Stats()
+	fmt.Println(found, ssts[0].MayMatch([]byte("file1-00000042")), ssts[0].Properties().NumPartitions > 300)
+	fmt.Println(st.BytesHeld <= 64<<10, st.Misses > 0, st.Evictions > 0, st.ReadErrors)
+	// Output:
+	// 42858 false true
+	// true true true 0
 }
