@@ -5,7 +5,7 @@
 //
 // # Handles and memory
 //
-// [Builder], [Filter] and [SST] wrap C handles. Call Close when done with
+// [Builder], [Filter], [SST] and [Cache] wrap C handles. Call Close when done with
 // one: it frees the C memory at once and is safe to call more than once. A
 // finalizer frees a handle that becomes unreachable without Close, but only
 // as a safety net: the garbage collector does not see the C memory behind a
@@ -18,7 +18,9 @@
 // [OpenSST] and [OpenSSTReaderAt] read the blocks an SST queries into C
 // memory the library owns; OpenSSTReaderAt hands ReadAt slices of that
 // memory and passes C a [runtime/cgo.Handle], not a pointer, for the
-// [io.ReaderAt].
+// [io.ReaderAt]. SSTs opened with a [Cache] ([OpenSSTWithOptions],
+// [OpenSSTReaderAtWithOptions]) keep partitions (and optionally full
+// filters) in the cache, within its byte budget, instead.
 //
 // # Closed handles
 //

@@ -74,7 +74,8 @@ type SSTProperties struct {
 // An SST is an opened RocksDB SST file's filter. It may be queried from
 // many goroutines at once; Close must not run concurrently with a query.
 // Close it when done; a finalizer frees a leaked SST, but Close frees it
-// (and the filter bytes it read, or the copy OpenSSTMemory made) at once.
+// (and the filter bytes it read, or the copy OpenSSTMemory made, or its
+// reference to a [Cache] and the ReaderAt it kept) at once.
 //
 // On a closed SST, MayMatch answers true (and MayMatchBatch true for every
 // key), PrefixMayMatch and FullFilter
@@ -116,6 +117,97 @@ func OpenSST(path string) (*SST, error) {
 	var msg *C.char
 	st := C.rocksfilter_sst_open(cpath, &out, &msg)
 	if err := statusError("OpenSST", st, msg); err != nil {
+		if e := err.(*Error); e.Status == StatusIOError {
+			e.wrapped = openCause(path)
+		}
+		return nil, err
+	}
+	return newSST(out, nil), nil
+}
+
+// SSTOptions are the options of [OpenSSTWithOptions] and
+// [OpenSSTReaderAtWithOptions] (rocksfilter_sst_options). The zero value
+// opens as [OpenSST] and [OpenSSTReaderAt] do.
+type SSTOptions struct {
+	// SkipChecksums does not verify block checksums
+	// (ROCKSFILTER_SST_SKIP_CHECKSUMS).
+	SkipChecksums bool
+	// Mmap memory-maps the file instead of reading it
+	// (ROCKSFILTER_SST_MMAP; OpenSSTWithOptions only, not with a Cache). It
+	// saves the copy of the filter at open and risks the whole process:
+	// queries then read the mapping, so a file truncated while the SST is
+	// open (RocksDB's DeleteScheduler truncates the files it deletes in
+	// steps) or an I/O error on a mapped page raises SIGBUS inside a query,
+	// which crashes a Go program, and a file rewritten in place is queried
+	// unverified. Each SST also holds one of the process's vm.max_map_count
+	// mappings (65,530 by default on Linux).
+	Mmap bool
+	// Cache, when not nil, makes the SST keep only a partitioned filter's
+	// top-level index and read each partition into the cache when a query
+	// first needs it (see [Cache]). The SST keeps its own reference to the
+	// cache. A query that misses reads in the querying goroutine: by path,
+	// it reopens the file for the reads of that query or batch (the SST
+	// holds no file descriptor), so the file must stay in place; a
+	// ReaderAt is kept and called (see [OpenSSTReaderAtWithOptions]). A
+	// read that fails answers "may match" for that query and is counted in
+	// [CacheStats].ReadErrors. Without a cache, every filter block is read
+	// at open and kept by the SST.
+	Cache *Cache
+	// CacheFullFilters (with a Cache only) puts whole full filters in the
+	// cache too, read on first use, so that many small files also live
+	// within the budget (ROCKSFILTER_SST_CACHE_FULL_FILTERS). Without it,
+	// full filters are read at open and kept by their SST, outside the
+	// budget; only partitions are cached.
+	CacheFullFilters bool
+}
+
+// toC returns o as rocksfilter_sst_options, or an error matching
+// [ErrClosed] for a closed Cache. The caller keeps o.Cache alive
+// (runtime.KeepAlive) until the C call returns.
+func (o SSTOptions) toC(op string) (C.rocksfilter_sst_options, error) {
+	var c C.rocksfilter_sst_options
+	c.struct_size = C.size_t(C.sizeof_rocksfilter_sst_options)
+	if o.SkipChecksums {
+		c.flags |= C.ROCKSFILTER_SST_SKIP_CHECKSUMS
+	}
+	if o.Mmap {
+		c.flags |= C.ROCKSFILTER_SST_MMAP
+	}
+	if o.CacheFullFilters {
+		c.flags |= C.ROCKSFILTER_SST_CACHE_FULL_FILTERS
+	}
+	if o.Cache != nil {
+		if o.Cache.ptr == nil {
+			return c, &Error{Status: StatusInvalidArgument, Op: op, Msg: "invalid argument: SSTOptions.Cache is closed", wrapped: ErrClosed}
+		}
+		c.cache = o.Cache.ptr
+	}
+	return c, nil
+}
+
+// OpenSSTWithOptions is [OpenSST] with options
+// (rocksfilter_sst_open_ex): skip checksums, map the file, or share a
+// [Cache] (see [SSTOptions]). Options the library refuses
+// (CacheFullFilters without a Cache, Mmap with one) and a closed Cache
+// give an error matching [ErrInvalidArgument] with the library's
+// message (and [ErrClosed] for the closed Cache). Other errors are as
+// OpenSST's.
+func OpenSSTWithOptions(path string, opts SSTOptions) (*SST, error) {
+	const op = "OpenSSTWithOptions"
+	if strings.IndexByte(path, 0) >= 0 {
+		return nil, &Error{Status: StatusInvalidArgument, Op: op, Msg: "invalid argument: path contains a NUL byte"}
+	}
+	copts, err := opts.toC(op)
+	if err != nil {
+		return nil, err
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var out *C.rocksfilter_sst
+	var msg *C.char
+	st := C.rocksfilter_sst_open_ex(cpath, &copts, &out, &msg)
+	runtime.KeepAlive(opts.Cache)
+	if err := statusError(op, st, msg); err != nil {
 		if e := err.(*Error); e.Status == StatusIOError {
 			e.wrapped = openCause(path)
 		}

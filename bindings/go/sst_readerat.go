@@ -4,21 +4,36 @@ package rocksfilter
 #include <stdint.h>
 #include "rocksfilter.h"
 
-// The //export of sst_readerat_export.go, declared by hand: _cgo_export.h
-// does not exist yet when cgo reads this preamble.
-extern int rocksfilterGoReadAt(void *ctx, uint64_t offset, uint8_t *dst, size_t n);
+// The //exports of sst_readerat_export.go, declared by hand: _cgo_export.h
+// does not exist yet when cgo reads this preamble. They take the
+// runtime/cgo.Handle of the reader as an integer: it never becomes an
+// unsafe.Pointer in Go (which the garbage collector could mistake for a
+// pointer); the functions below convert it to and from the library's void *.
+extern int rocksfilterGoReadAt(uintptr_t handle, uint64_t offset, uint8_t *dst, size_t n);
+extern void rocksfilterGoRelease(uintptr_t handle);
 
-// rocksfilter_sst_open_source through rocksfilterGoReadAt, with ctx the
-// runtime/cgo.Handle of the reader: an integer, not a Go pointer. The
-// struct lives on the C stack, so no Go memory is handed to the library.
-static rocksfilter_status go_open_reader_at(uint64_t size, uintptr_t handle, uint32_t flags,
+static int go_read_at(void *ctx, uint64_t offset, uint8_t *dst, size_t n) {
+	return rocksfilterGoReadAt((uintptr_t)ctx, offset, dst, n);
+}
+
+static void go_release(void *ctx) {
+	rocksfilterGoRelease((uintptr_t)ctx);
+}
+
+// rocksfilter_sst_open_source_ex through go_read_at, with ctx the
+// runtime/cgo.Handle of the reader and go_release to delete it. The
+// source lives on the C stack (the library copies its fields), so no Go
+// memory is handed to the library.
+static rocksfilter_status go_open_reader_at(uint64_t size, uintptr_t handle,
+                                            const struct rocksfilter_sst_options *opts,
                                             struct rocksfilter_sst **out, char **errptr) {
 	struct rocksfilter_source src = {0};
 	src.struct_size = sizeof src;
 	src.size = size;
 	src.ctx = (void *)handle;
-	src.read_at = rocksfilterGoReadAt;
-	return rocksfilter_sst_open_source(&src, flags, out, errptr);
+	src.read_at = go_read_at;
+	src.release = go_release;
+	return rocksfilter_sst_open_source_ex(&src, opts, out, errptr);
 }
 */
 import "C"
@@ -29,6 +44,8 @@ import (
 	"io"
 	"runtime"
 	"runtime/cgo"
+	"sync"
+	"sync/atomic"
 )
 
 // OpenSSTReaderAt opens the SST file of size bytes that r reads: an
@@ -45,6 +62,8 @@ import (
 // right after the call, and the SST (and filters from its FullFilter)
 // work without it. It verifies the footer and every block it reads, as
 // [OpenSST] does, and answers exactly as OpenSST would for the same bytes.
+// To keep r and read filter partitions on demand into a [Cache], use
+// [OpenSSTReaderAtWithOptions].
 //
 // Each ReadAt must fill all of p: n < len(p) is an error whatever err
 // says (io.EOF with n == len(p), at the end of the file, is fine), and so
@@ -62,40 +81,97 @@ import (
 // for a short read. An ErrIO error without such a cause means the same
 // range read twice gave different bytes.
 func OpenSSTReaderAt(r io.ReaderAt, size int64) (*SST, error) {
-	const op = "OpenSSTReaderAt"
+	return openReaderAt("OpenSSTReaderAt", r, size, SSTOptions{})
+}
+
+// OpenSSTReaderAtWithOptions is [OpenSSTReaderAt] with options
+// (rocksfilter_sst_open_source_ex): SkipChecksums, and a [Cache] with
+// CacheFullFilters ([SSTOptions]; Mmap is an error matching
+// [ErrInvalidArgument], as are the other misuses OpenSSTWithOptions
+// refuses). Without a Cache it is OpenSSTReaderAt.
+//
+// With a Cache, the SST keeps r for as long as it lives and calls r's
+// ReadAt whenever a query needs a filter block the cache does not hold:
+// from the goroutine making the query, so from many goroutines at once
+// when the SST is queried concurrently. io.ReaderAt's contract already
+// allows that (clients may execute parallel ReadAt calls on the same
+// source); a ReaderAt that cannot serve them must serialise them itself.
+// r must stay usable until the SST is closed: the SST does not close it,
+// and drops its reference to it when Close (or the finalizer of a leaked
+// SST) frees the handle. The rules for each ReadAt are OpenSSTReaderAt's;
+// a ReadAt that fails, returns too few bytes or panics during a query
+// makes that query answer "may match" (nothing is cached, and the failure
+// is counted in [CacheStats].ReadErrors).
+func OpenSSTReaderAtWithOptions(r io.ReaderAt, size int64, opts SSTOptions) (*SST, error) {
+	return openReaderAt("OpenSSTReaderAtWithOptions", r, size, opts)
+}
+
+func openReaderAt(op string, r io.ReaderAt, size int64, opts SSTOptions) (*SST, error) {
 	if r == nil {
 		return nil, &Error{Status: StatusInvalidArgument, Op: op, Msg: "invalid argument: r is nil"}
 	}
 	if size < 0 {
 		return nil, &Error{Status: StatusInvalidArgument, Op: op, Msg: fmt.Sprintf("invalid argument: size %d is negative", size)}
 	}
+	copts, err := opts.toC(op)
+	if err != nil {
+		return nil, err
+	}
 	src := &readerAtSource{r: r}
+	// The handle keeps src (and r) reachable from Go's side for as long as
+	// the library may call back with it. From here on it is the library's:
+	// it calls release, which alone deletes the handle, exactly once:
+	// before rocksfilter_sst_open_source_ex returns when the SST keeps no
+	// source (no cache, or a failed open), else when the SST is freed.
 	h := cgo.NewHandle(src)
-	defer h.Delete()
+	readerAtHandles.made.Add(1)
 	var out *C.rocksfilter_sst
 	var msg *C.char
-	st := C.go_open_reader_at(C.uint64_t(size), C.uintptr_t(h), 0, &out, &msg)
+	st := C.go_open_reader_at(C.uint64_t(size), C.uintptr_t(h), &copts, &out, &msg)
+	runtime.KeepAlive(opts.Cache)
 	if err := statusError(op, st, msg); err != nil {
-		if e := err.(*Error); src.err != nil {
+		if cause := src.openErr(); cause != nil {
 			// The library's message names the offset, the length and the
-			// code; src.err says what ReadAt returned.
-			e.Msg += ": " + src.err.Error()
-			e.wrapped = src.err
+			// code; cause says what ReadAt returned.
+			e := err.(*Error)
+			e.Msg += ": " + cause.Error()
+			e.wrapped = cause
 		}
 		return nil, err
 	}
 	return newSST(out, nil), nil
 }
 
+// readerAtHandles counts the cgo.Handles of readerAtSources made and
+// released (the tests check that every one is released exactly once).
+var readerAtHandles struct{ made, released atomic.Int64 }
+
 // readerAtSource is what the cgo.Handle in rocksfilter_source.ctx refers
-// to while OpenSSTReaderAt runs.
+// to, from the open until the library releases it.
 type readerAtSource struct {
 	r   io.ReaderAt
-	err error // why the read that failed failed (the open stops there)
+	mu  sync.Mutex
+	err error // why the last failed ReadAt failed (an open stops at its first)
+}
+
+// openErr returns why the read that failed the open failed, or nil.
+func (s *readerAtSource) openErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// fail records why a read failed and returns rc. Reads of a cached SST
+// run on many goroutines at once, hence the lock; only an open reads err.
+func (s *readerAtSource) fail(rc C.int, err error) C.int {
+	s.mu.Lock()
+	s.err = err
+	s.mu.Unlock()
+	return rc
 }
 
 // read_at's non-zero results; the library's message quotes the code, and
-// OpenSSTReaderAt appends readerAtSource.err.
+// openReaderAt appends readerAtSource.err.
 const (
 	readAtError    = 1 // ReadAt returned an error
 	readAtShort    = 2 // ReadAt returned fewer bytes than asked (or a count out of range)
@@ -103,34 +179,30 @@ const (
 )
 
 // readAt fills p with the bytes at off through s.r, and returns 0 or one of
-// the readAt* codes after recording why in s.err.
+// the readAt* codes after recording why in s.err. It may run on many
+// goroutines at once.
 func (s *readerAtSource) readAt(off uint64, p []byte) (rc C.int) {
-	what := fmt.Sprintf("ReadAt of %d bytes at offset %d", len(p), off)
+	what := func() string { return fmt.Sprintf("ReadAt of %d bytes at offset %d", len(p), off) }
 	defer func() {
 		if v := recover(); v != nil {
 			if e, ok := v.(error); ok {
-				s.err = fmt.Errorf("%s panicked: %w", what, e)
+				rc = s.fail(readAtPanicked, fmt.Errorf("%s panicked: %w", what(), e))
 			} else {
-				s.err = fmt.Errorf("%s panicked: %v", what, v)
+				rc = s.fail(readAtPanicked, fmt.Errorf("%s panicked: %v", what(), v))
 			}
-			rc = readAtPanicked
 		}
 	}()
 	if off > uint64(1<<63-1) { // never asked: the library stays below size, an int64
-		s.err = fmt.Errorf("%s: offset beyond int64", what)
-		return readAtError
+		return s.fail(readAtError, fmt.Errorf("%s: offset beyond int64", what()))
 	}
 	n, err := s.r.ReadAt(p, int64(off))
 	switch {
 	case n < 0 || n > len(p):
-		s.err = fmt.Errorf("%s returned n = %d (error: %v)", what, n, err)
-		return readAtShort
+		return s.fail(readAtShort, fmt.Errorf("%s returned n = %d (error: %v)", what(), n, err))
 	case n < len(p) && (err == nil || errors.Is(err, io.EOF)):
-		s.err = fmt.Errorf("%s returned %d bytes and %v: %w", what, n, errString(err), io.ErrUnexpectedEOF)
-		return readAtShort
+		return s.fail(readAtShort, fmt.Errorf("%s returned %d bytes and %v: %w", what(), n, errString(err), io.ErrUnexpectedEOF))
 	case err != nil && !errors.Is(err, io.EOF):
-		s.err = fmt.Errorf("%s returned %d bytes and error: %w", what, n, err)
-		return readAtError
+		return s.fail(readAtError, fmt.Errorf("%s returned %d bytes and error: %w", what(), n, err))
 	}
 	return 0
 }

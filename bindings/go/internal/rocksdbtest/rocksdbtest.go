@@ -36,6 +36,10 @@ type Options struct {
 	FormatVersion int
 	// Partitioned writes a partitioned filter (two-level index).
 	Partitioned bool
+	// MetadataBlockSize > 0 sets metadata_block_size, the target size of
+	// index partitions, which filter partitions follow (RocksDB's default
+	// is 4096): small values give many partitions.
+	MetadataBlockSize int
 	// PrefixLen > 0 sets rocksdb_slicetransform_create_fixed_prefix(PrefixLen).
 	PrefixLen int
 	// NoWholeKeyFiltering turns whole-key filtering off.
@@ -72,6 +76,9 @@ func WriteSST(path string, opts Options, keys [][]byte) error {
 		C.rocksdb_block_based_options_set_partition_filters(t, 1)
 		C.rocksdb_block_based_options_set_index_type(t,
 			C.rocksdb_block_based_table_index_type_two_level_index_search)
+	}
+	if opts.MetadataBlockSize > 0 {
+		C.rocksdb_block_based_options_set_metadata_block_size(t, C.uint64_t(opts.MetadataBlockSize))
 	}
 	if opts.NoWholeKeyFiltering {
 		C.rocksdb_block_based_options_set_whole_key_filtering(t, 0)
