@@ -39,14 +39,42 @@ type Cache struct {
 // read by each query that needs it and never cached (counted in
 // [CacheStats].Uncached). A negative capacity is an error matching
 // [ErrInvalidArgument].
+//
+// SSTs opened by path keep their file open between queries, at most 128
+// files for all of the cache's SSTs, the least recently used closed first
+// ([NewCacheWithOpenFiles] sets the number).
 func NewCache(capacityBytes int) (*Cache, error) {
+	return newCache("NewCache", capacityBytes, -1)
+}
+
+// NewCacheWithOpenFiles is [NewCache] with at most maxOpenFiles files
+// kept open for the SSTs opened by path (RocksDB's max_open_files); 0
+// keeps none, so every query that misses opens its file (an open and an
+// fstat more per miss). A file kept open answers as opened even after it
+// is deleted or renamed over; one reopened must be the file opened
+// (device, inode, length), or its queries answer true and count read
+// errors.
+func NewCacheWithOpenFiles(capacityBytes, maxOpenFiles int) (*Cache, error) {
+	if maxOpenFiles < 0 {
+		return nil, &Error{Status: StatusInvalidArgument, Op: "NewCacheWithOpenFiles",
+			Msg: fmt.Sprintf("invalid argument: maxOpenFiles %d is negative", maxOpenFiles)}
+	}
+	return newCache("NewCacheWithOpenFiles", capacityBytes, maxOpenFiles)
+}
+
+func newCache(op string, capacityBytes, maxOpenFiles int) (*Cache, error) {
 	if capacityBytes < 0 {
-		return nil, &Error{Status: StatusInvalidArgument, Op: "NewCache",
+		return nil, &Error{Status: StatusInvalidArgument, Op: op,
 			Msg: fmt.Sprintf("invalid argument: capacity %d is negative", capacityBytes)}
 	}
-	p := C.rocksfilter_cache_new(C.size_t(capacityBytes))
+	var p *C.rocksfilter_cache
+	if maxOpenFiles < 0 {
+		p = C.rocksfilter_cache_new(C.size_t(capacityBytes))
+	} else {
+		p = C.rocksfilter_cache_new_with_open_files(C.size_t(capacityBytes), C.size_t(maxOpenFiles))
+	}
 	if p == nil {
-		return nil, &Error{Status: StatusInternal, Op: "NewCache", Msg: "internal error: rocksfilter_cache_new returned NULL"}
+		return nil, &Error{Status: StatusInternal, Op: op, Msg: "internal error: rocksfilter_cache_new returned NULL"}
 	}
 	c := &Cache{ptr: p, capacity: capacityBytes}
 	runtime.SetFinalizer(c, (*Cache).Close)
@@ -99,6 +127,9 @@ type CacheStats struct {
 	// Uncached counts blocks read but not cached (larger than a shard's
 	// share, or every block of the shard in use).
 	Uncached uint64
+	// OpenFiles is the number of files kept open now for SSTs opened by
+	// path.
+	OpenFiles uint64
 }
 
 // Stats returns the cache's occupancy and counters.
@@ -126,6 +157,7 @@ func (c *Cache) Stats() CacheStats {
 		BadBlocks:  uint64(cs.bad_blocks),
 		Evictions:  uint64(cs.evictions),
 		Uncached:   uint64(cs.uncached),
+		OpenFiles:  uint64(cs.open_files),
 	}
 }
 

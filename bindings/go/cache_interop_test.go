@@ -295,13 +295,14 @@ func TestCacheReaderAtFailsAfterOpen(t *testing.T) {
 	}
 }
 
-// TestCachePathRemoved: an SST opened by path with a cache reopens the
-// file when a query misses; once the file is gone, such queries answer
-// true and count read errors.
+// TestCachePathRemoved: an SST opened by path with a cache opens the file
+// again when a query first misses (and keeps it open in the cache); when
+// the file is gone by then, such queries answer true and count read
+// errors.
 func TestCachePathRemoved(t *testing.T) {
 	c := manyPartitionCases(t)[1]
 	keys := c.probes[1:100001]
-	cache, err := rocksfilter.NewCache(smallCache)
+	cache, err := rocksfilter.NewCacheWithOpenFiles(smallCache, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
