@@ -758,26 +758,7 @@ extern "C" fn read_java(ctx: *mut std::ffi::c_void, offset: u64, dst: *mut u8, l
         let mut env = unsafe { JNIEnv::from_raw(r.env) }.ok()?;
         let class = unsafe { JClass::from_raw(r.class) };
         let call = unsafe { JObject::from_raw(r.call) };
-        let mut done = 0usize;
-        while done < len {
-            let n = (len - done).min(JAVA_READ_MAX);
-            let args = [JValue::Object(&call), JValue::Long((offset + done as u64) as jlong), JValue::Int(n as jint)];
-            let arr = env.call_static_method(&class, "readAt", "(Ljava/lang/Object;JI)[B", &args).ok()?.l().ok()?;
-            if arr.is_null() {
-                return None;
-            }
-            let arr = JByteArray::from(arr);
-            if env.get_array_length(&arr).ok()? as usize != n {
-                return None;
-            }
-            // SAFETY: dst holds len writable bytes (C ABI contract), so
-            // [done, done + n) lies within it; jbyte is i8, u8's layout.
-            let out = unsafe { std::slice::from_raw_parts_mut(dst.add(done) as *mut i8, n) };
-            env.get_byte_array_region(&arr, 0, out).ok()?;
-            env.delete_local_ref(arr).ok()?;
-            done += n;
-        }
-        Some(())
+        read_through_java(&mut env, &class, &call, offset, dst, len).ok()?.then_some(())
     };
     match catch_unwind(AssertUnwindSafe(read)) {
         Ok(Some(())) => 0,
@@ -883,4 +864,362 @@ fn sst_properties(s: jlong) -> Res<ffi::rocksfilter_sst_properties> {
     // SAFETY: s is a live SST handle (see sstMayMatch); p is a valid struct.
     call(|err| unsafe { ffi::rocksfilter_sst_get_properties_ex(sst_ptr(s), &mut p, err) })?;
     Ok(p)
+}
+
+// ---- the filter cache; opens with options (a cache keeps the reader) ----
+//
+// A handle opened with a cache (or a memory-mapped file) may read while it
+// answers: `rocksfilter_sst_open_ex` reopens the file and `pread`s, a kept
+// Java reader is called back through `read_kept` on the querying thread.
+// Its queries therefore never run inside a JNI critical region (no JNI call
+// is allowed there, and a GC must not wait for file I/O): the Java side
+// calls the `*Copy` entry points below, which copy the keys out first.
+
+fn cache_ptr(c: jlong) -> *mut ffi::rocksfilter_cache {
+    c as usize as *mut ffi::rocksfilter_cache
+}
+
+/// `rocksfilter_cache_new`; the Java side refuses a negative capacity.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheNew<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    capacity: jlong,
+) -> jlong {
+    run(&mut env, 0, |_| {
+        let c = ffi::rocksfilter_cache_new(capacity as usize);
+        if c.is_null() {
+            return Err(Failure::Status(
+                ROCKSFILTER_INTERNAL,
+                Some(format!("internal error: rocksfilter_cache_new({capacity}) returned NULL")),
+            ));
+        }
+        Ok(c as usize as jlong)
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheFree<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, c: jlong) {
+    // SAFETY: the Java side frees each cache exactly once (JniRef); handles
+    // opened with it keep their own reference.
+    run(&mut env, (), |_| {
+        unsafe { ffi::rocksfilter_cache_free(cache_ptr(c)) };
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheBytesHeld<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    c: jlong,
+) -> jlong {
+    // SAFETY: c is a live cache (the Java side checks it is open).
+    run(&mut env, 0, |_| Ok(unsafe { ffi::rocksfilter_cache_bytes_held(cache_ptr(c)) } as jlong))
+}
+
+/// `rocksfilter_cache_get_stats` as {capacity, bytes_held, entries, hits,
+/// misses, reads, bytes_read, read_errors, bad_blocks, evictions, uncached}.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheStats<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    c: jlong,
+) -> jni::sys::jlongArray {
+    run(&mut env, ptr::null_mut(), |env| {
+        // SAFETY: all-zero is a valid value of this plain C struct.
+        let mut st: ffi::rocksfilter_cache_stats = unsafe { std::mem::zeroed() };
+        st.struct_size = std::mem::size_of::<ffi::rocksfilter_cache_stats>() as u32;
+        // SAFETY: c is a live cache (see cacheBytesHeld); st is a valid, sized struct.
+        call(|err| unsafe { ffi::rocksfilter_cache_get_stats(cache_ptr(c), &mut st, err) })?;
+        let v = [
+            st.capacity,
+            st.bytes_held,
+            st.entries,
+            st.hits,
+            st.misses,
+            st.reads,
+            st.bytes_read,
+            st.read_errors,
+            st.bad_blocks,
+            st.evictions,
+            st.uncached,
+        ]
+        .map(|x| x as jlong);
+        let arr = env.new_long_array(v.len() as jint)?;
+        env.set_long_array_region(&arr, 0, &v)?;
+        Ok(arr.into_raw())
+    })
+}
+
+fn sst_options(flags: jint, cache: jlong) -> ffi::rocksfilter_sst_options {
+    ffi::rocksfilter_sst_options {
+        struct_size: std::mem::size_of::<ffi::rocksfilter_sst_options>(),
+        flags: flags as u32,
+        cache: cache_ptr(cache),
+    }
+}
+
+/// `rocksfilter_sst_open_ex`: the path (UTF-8, as sstOpen takes it), the
+/// flags and a cache (0: none).
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpenEx<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    path: JString<'l>,
+    flags: jint,
+    cache: jlong,
+) -> jlong {
+    run(&mut env, 0, |env| {
+        let path: String = env.get_string(&path)?.into();
+        let cpath = std::ffi::CString::new(path).map_err(|_| {
+            Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some("invalid argument: path holds a NUL byte".into()))
+        })?;
+        let opts = sst_options(flags, cache);
+        let mut out: *mut rocksfilter_sst = ptr::null_mut();
+        // SAFETY: cpath is NUL-terminated, opts a valid, sized struct whose
+        // cache is 0 or live (the Java side checks it is open); out and
+        // errptr are valid slots.
+        call(|err| unsafe { ffi::rocksfilter_sst_open_ex(cpath.as_ptr(), &opts, &mut out, err) })?;
+        Ok(out as usize as jlong)
+    })
+}
+
+/// A Java reader the library may keep beyond the open (a handle with a
+/// cache): global references, and the VM to find the calling thread's
+/// environment with. Boxed into the source's `ctx`; `release_kept` frees it.
+struct KeptReader {
+    vm: jni::JavaVM,
+    /// The class `JniNative` (its `readAt` and `released`).
+    class: jni::objects::GlobalRef,
+    /// The Java side's `Readers.Call`.
+    call: jni::objects::GlobalRef,
+}
+
+/// Opens an SST file through a Java `RangeReader` (wrapped in `call`) with
+/// `rocksfilter_sst_open_source_ex`: `flags`, and a cache (0: none). With
+/// a cache the handle keeps the reader and calls it from querying threads
+/// (`read_kept`); `release_kept` drops it, once, when the library is done
+/// with it (before this returns when the handle keeps no source).
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstOpenReaderEx<'l>(
+    mut env: JNIEnv<'l>,
+    class: JClass<'l>,
+    reader: JObject<'l>,
+    size: jlong,
+    flags: jint,
+    cache: jlong,
+) -> jlong {
+    run(&mut env, 0, |env| {
+        let kept = Box::new(KeptReader {
+            vm: env.get_java_vm()?,
+            class: env.new_global_ref(&class)?,
+            call: env.new_global_ref(&reader)?,
+        });
+        let src = ffi::rocksfilter_source {
+            struct_size: std::mem::size_of::<ffi::rocksfilter_source>(),
+            size: size as u64,
+            ctx: Box::into_raw(kept) as *mut std::ffi::c_void,
+            read_at: Some(read_kept),
+            release: Some(release_kept),
+        };
+        let opts = sst_options(flags, cache);
+        let mut out: *mut rocksfilter_sst = ptr::null_mut();
+        // SAFETY: src and opts are valid, sized structs (opts' cache 0 or
+        // live); from here the library owns ctx and releases it exactly once
+        // (release_kept); out and errptr are valid slots.
+        call(|err| unsafe { ffi::rocksfilter_sst_open_source_ex(&src, &opts, &mut out, err) })?;
+        Ok(out as usize as jlong)
+    })
+}
+
+/// Reads `len` bytes at `offset` into `dst` through `JniNative.readAt(call,
+/// offset, n)` (at most `JAVA_READ_MAX` bytes per call); false when the
+/// Java side answered null (its failure) or a wrong length.
+fn read_through_java(
+    env: &mut JNIEnv<'_>,
+    class: &JClass<'_>,
+    call: &JObject<'_>,
+    offset: u64,
+    dst: *mut u8,
+    len: usize,
+) -> Result<bool, jni::errors::Error> {
+    let mut done = 0usize;
+    while done < len {
+        let n = (len - done).min(JAVA_READ_MAX);
+        let args = [JValue::Object(call), JValue::Long((offset + done as u64) as jlong), JValue::Int(n as jint)];
+        let arr = env.call_static_method(class, "readAt", "(Ljava/lang/Object;JI)[B", &args)?.l()?;
+        if arr.is_null() {
+            return Ok(false);
+        }
+        let arr = JByteArray::from(arr);
+        if env.get_array_length(&arr)? as usize != n {
+            return Ok(false);
+        }
+        // SAFETY: dst holds len writable bytes (C ABI contract), so
+        // [done, done + n) lies within it; jbyte is i8, u8's layout.
+        let out = unsafe { std::slice::from_raw_parts_mut(dst.add(done) as *mut i8, n) };
+        env.get_byte_array_region(&arr, 0, out)?;
+        env.delete_local_ref(arr)?;
+        done += n;
+    }
+    Ok(true)
+}
+
+/// The `read_at` of a kept reader: on whichever thread the library reads
+/// from (a querying Java thread, already attached; any other thread is
+/// attached for the call). Nothing the Java side throws gets past it: a
+/// pending exception is cleared and the read fails (the query answers "may
+/// match", the cache counts a read error).
+extern "C" fn read_kept(ctx: *mut std::ffi::c_void, offset: u64, dst: *mut u8, len: usize) -> std::ffi::c_int {
+    let read = || -> Option<()> {
+        // SAFETY: ctx is the KeptReader of sstOpenReaderEx, alive until
+        // release_kept, which the library calls after its last read.
+        let k = unsafe { &*(ctx as *const KeptReader) };
+        let mut env = k.vm.attach_current_thread().ok()?;
+        if env.exception_check().ok()? {
+            // Never call Java with an exception pending (not expected: the
+            // entry points call the library with none).
+            return None;
+        }
+        let class: &JClass = k.class.as_obj().into();
+        let read = env.with_local_frame(8, |env| read_through_java(env, class, k.call.as_obj(), offset, dst, len));
+        if env.exception_check().unwrap_or(true) {
+            let _ = env.exception_clear();
+            return None;
+        }
+        read.ok()?.then_some(())
+    };
+    match catch_unwind(AssertUnwindSafe(read)) {
+        Ok(Some(())) => 0,
+        _ => 1,
+    }
+}
+
+/// The `release` of a kept reader: tells the Java side
+/// (`JniNative.released`), then drops the global references.
+extern "C" fn release_kept(ctx: *mut std::ffi::c_void) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: ctx is the Box of sstOpenReaderEx; the library calls
+        // release exactly once, after the last read_at.
+        let k = unsafe { Box::from_raw(ctx as *mut KeptReader) };
+        if let Ok(mut env) = k.vm.attach_current_thread() {
+            // An exception already pending (none expected) is kept for its
+            // thread, and nothing is left pending by the call.
+            let pending = env.exception_occurred().ok().filter(|e| !e.is_null());
+            if pending.is_some() {
+                let _ = env.exception_clear();
+            }
+            let class: &JClass = k.class.as_obj().into();
+            let _ = env.call_static_method(class, "released", "(Ljava/lang/Object;)V", &[JValue::Object(k.call.as_obj())]);
+            if env.exception_check().unwrap_or(true) {
+                let _ = env.exception_clear();
+            }
+            if let Some(e) = pending {
+                let _ = env.throw(e);
+            }
+        }
+        // The global references are deleted here (GlobalRef's drop attaches
+        // the thread if needed).
+        drop(k);
+    }));
+}
+
+/// Copies `arr` out of the Java heap (no critical region: see above).
+fn copied(env: &mut JNIEnv<'_>, arr: &JByteArray<'_>) -> Res<Vec<u8>> {
+    if arr.is_null() {
+        return Err(Failure::Status(
+            ffi::ROCKSFILTER_INVALID_ARGUMENT,
+            Some("invalid argument: array is null".into()),
+        ));
+    }
+    Ok(env.convert_byte_array(arr)?)
+}
+
+/// sstMayMatch for a handle that may read while it answers.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatchCopy<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    key: JByteArray<'l>,
+) -> jboolean {
+    run(&mut env, 1, |env| {
+        let k = copied(env, &key)?;
+        // SAFETY: s is a live SST handle (the Java side checks it is open).
+        Ok(unsafe { ffi::rocksfilter_sst_may_match(sst_ptr(s), k.as_ptr(), k.len()) } as jboolean)
+    })
+}
+
+/// sstPrefixMayMatch for a handle that may read while it answers.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstPrefixMayMatchCopy<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    prefix: JByteArray<'l>,
+) -> jboolean {
+    run(&mut env, 1, |env| {
+        let p = copied(env, &prefix)?;
+        let mut answer = true;
+        // SAFETY: s is a live SST handle (see sstMayMatchCopy); answer and
+        // errptr are valid slots.
+        call(|err| unsafe { ffi::rocksfilter_sst_prefix_may_match(sst_ptr(s), p.as_ptr(), p.len(), &mut answer, err) })?;
+        Ok(answer as jboolean)
+    })
+}
+
+/// sstMayMatchPacked for a handle that may read while it answers: copies
+/// only the bytes the `n` keys span (an arena batch passes its whole array
+/// for every chunk) and rebases the offsets; offsets the C call would
+/// refuse go to it unchanged, over the array's length, for the same message.
+#[no_mangle]
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatchPackedCopy<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+    buf: JByteArray<'l>,
+    offsets: JLongArray<'l>,
+    first: jint,
+    n: jint,
+    results: JByteArray<'l>,
+) {
+    run(&mut env, (), |env| {
+        let n = usize::try_from(n)
+            .map_err(|_| Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some(format!("invalid argument: n = {n}"))))?;
+        if buf.is_null() {
+            return Err(Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some("invalid argument: array is null".into())));
+        }
+        let mut offs = vec![0i64; n + 1];
+        // Throws ArrayIndexOutOfBoundsException (pending) past the array's end.
+        env.get_long_array_region(&offsets, first, &mut offs)?;
+        let len = env.get_array_length(&buf)? as usize;
+        // A negative offset becomes a huge one, which the C call refuses.
+        let mut offs: Vec<usize> = offs.iter().map(|&o| o as usize).collect();
+        let valid = offs.windows(2).all(|w| w[0] <= w[1]) && offs[n] <= len;
+        let (base, span) = if valid { (offs[0], offs[n] - offs[0]) } else { (0, len) };
+        let mut keys = vec![0i8; span];
+        if valid {
+            env.get_byte_array_region(&buf, base as jint, &mut keys)?;
+            offs.iter_mut().for_each(|o| *o -= base);
+        }
+        let mut answers = vec![false; n];
+        // SAFETY: s is a live SST handle (see sstMayMatchCopy); keys holds
+        // span bytes, offs n + 1 offsets, answers n writable bools.
+        call(|err| unsafe {
+            ffi::rocksfilter_sst_may_match_packed(
+                sst_ptr(s),
+                keys.as_ptr() as *const u8,
+                span,
+                offs.as_ptr(),
+                n,
+                answers.as_mut_ptr(),
+                err,
+            )
+        })?;
+        let bytes: Vec<i8> = answers.iter().map(|&r| r as i8).collect();
+        // Throws ArrayIndexOutOfBoundsException (pending) when `results` is shorter than n.
+        env.set_byte_array_region(&results, 0, &bytes)?;
+        Ok(())
+    })
 }

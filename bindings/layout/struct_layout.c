@@ -68,6 +68,7 @@ int main(void) {
   FIELD(rocksfilter_source, size);
   FIELD(rocksfilter_source, ctx);
   FIELD(rocksfilter_source, read_at);
+  FIELD(rocksfilter_source, release);
 
   STRUCT(rocksfilter_sst_open_stats);
   FIELD(rocksfilter_sst_open_stats, struct_size);
@@ -75,5 +76,25 @@ int main(void) {
   FIELD(rocksfilter_sst_open_stats, reads);
   FIELD(rocksfilter_sst_open_stats, bytes_read);
   FIELD(rocksfilter_sst_open_stats, bytes_held);
+
+  STRUCT(rocksfilter_cache_stats);
+  FIELD(rocksfilter_cache_stats, struct_size);
+  FIELD(rocksfilter_cache_stats, reserved);
+  FIELD(rocksfilter_cache_stats, capacity);
+  FIELD(rocksfilter_cache_stats, bytes_held);
+  FIELD(rocksfilter_cache_stats, entries);
+  FIELD(rocksfilter_cache_stats, hits);
+  FIELD(rocksfilter_cache_stats, misses);
+  FIELD(rocksfilter_cache_stats, reads);
+  FIELD(rocksfilter_cache_stats, bytes_read);
+  FIELD(rocksfilter_cache_stats, read_errors);
+  FIELD(rocksfilter_cache_stats, bad_blocks);
+  FIELD(rocksfilter_cache_stats, evictions);
+  FIELD(rocksfilter_cache_stats, uncached);
+
+  STRUCT(rocksfilter_sst_options);
+  FIELD(rocksfilter_sst_options, struct_size);
+  FIELD(rocksfilter_sst_options, flags);
+  FIELD(rocksfilter_sst_options, cache);
   return 0;
 }

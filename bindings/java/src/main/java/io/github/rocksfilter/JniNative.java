@@ -164,10 +164,54 @@ final class JniNative {
      */
     static native long sstOpenReader(Object call, long size, int flags);
 
-    /** Called from native code during {@link #sstOpenReader}: the range's bytes, or null on failure. */
+    /**
+     * Called from native code during {@link #sstOpenReader} and {@link #sstOpenReaderEx} (and, for a
+     * handle opened with a cache, during its queries): the range's bytes, or null on failure.
+     */
     static byte[] readAt(Object call, long offset, int len) {
         return ((Readers.Call) call).read(offset, len);
     }
+
+    /**
+     * The library no longer needs {@code call} (a {@link Readers.Call}): called from native code,
+     * once per {@link #sstOpenReaderEx}, before it returns when the handle keeps no reader, else when
+     * the handle is freed.
+     */
+    static void released(Object call) {
+        ((Readers.Call) call).released();
+    }
+
+    // ---- filter cache, opens with options ----
+    /** {@code rocksfilter_cache_new}; {@code capacity} is not negative. */
+    static native long cacheNew(long capacity);
+
+    static native void cacheFree(long cache);
+
+    static native long cacheBytesHeld(long cache);
+
+    /** {capacity, bytesHeld, entries, hits, misses, reads, bytesRead, readErrors, badBlocks, evictions, uncached}. */
+    static native long[] cacheStats(long cache);
+
+    /** {@code rocksfilter_sst_open_ex}: {@code flags} as {@link SstOptions#flags()}, {@code cache} 0 for none. */
+    static native long sstOpenEx(String path, int flags, long cache);
+
+    /**
+     * {@code rocksfilter_sst_open_source_ex} through {@code call} (a {@link Readers.Call}, whose
+     * {@link #readAt} the native side calls: during this call on this thread, and with a cache from
+     * the threads that query the handle, until it is freed); {@link #released} once when done.
+     */
+    static native long sstOpenReaderEx(Object call, long size, int flags, long cache);
+
+    // The queries of a handle that may read while it answers (opened with a cache, or mapped): the
+    // arguments are copied out of the Java heap first, never read in a JNI critical region, in which
+    // the native side could not call the reader back and a GC would wait for the read.
+
+    static native boolean sstMayMatchCopy(long sst, byte[] key);
+
+    /** As {@link #sstMayMatchPacked}; copies only the bytes the {@code n} keys span. */
+    static native void sstMayMatchPackedCopy(long sst, byte[] buf, long[] offsets, int first, int n, byte[] results);
+
+    static native boolean sstPrefixMayMatchCopy(long sst, byte[] prefix);
 
     /**
      * {formatVersion, checksumType, filterType, numPartitions, wholeKeyFiltering (0/1),

@@ -149,14 +149,16 @@ final class Native {
             ADDRESS.withName("filter_block_name")).withName("rocksfilter_sst_properties");
 
     /**
-     * rocksfilter_source (rocksfilter_sst_open_source): {@code struct_size} is this layout's size;
-     * {@code read_at} is an upcall stub.
+     * rocksfilter_source (rocksfilter_sst_open_source, rocksfilter_sst_open_source_ex):
+     * {@code struct_size} is this layout's size; {@code read_at} and {@code release} are upcall
+     * stubs ({@link SstSource}).
      */
     static final StructLayout SST_SOURCE = MemoryLayout.structLayout(
             SIZE_T.withName("struct_size"),
             JAVA_LONG.withName("size"),
             ADDRESS.withName("ctx"),
-            ADDRESS.withName("read_at")).withName("rocksfilter_source");
+            ADDRESS.withName("read_at"),
+            ADDRESS.withName("release")).withName("rocksfilter_source");
 
     /**
      * rocksfilter_sst_open_stats (rocksfilter_sst_get_open_stats): the caller sets
@@ -169,9 +171,38 @@ final class Native {
             JAVA_LONG.withName("bytes_read"),
             JAVA_LONG.withName("bytes_held")).withName("rocksfilter_sst_open_stats");
 
+    /**
+     * rocksfilter_cache_stats (rocksfilter_cache_get_stats): the caller sets {@code struct_size} to
+     * the bytes it provides; the library fills at most that many.
+     */
+    static final StructLayout CACHE_STATS = MemoryLayout.structLayout(
+            JAVA_INT.withName("struct_size"),
+            JAVA_INT.withName("reserved"),
+            JAVA_LONG.withName("capacity"),
+            JAVA_LONG.withName("bytes_held"),
+            JAVA_LONG.withName("entries"),
+            JAVA_LONG.withName("hits"),
+            JAVA_LONG.withName("misses"),
+            JAVA_LONG.withName("reads"),
+            JAVA_LONG.withName("bytes_read"),
+            JAVA_LONG.withName("read_errors"),
+            JAVA_LONG.withName("bad_blocks"),
+            JAVA_LONG.withName("evictions"),
+            JAVA_LONG.withName("uncached")).withName("rocksfilter_cache_stats");
+
+    /**
+     * rocksfilter_sst_options (rocksfilter_sst_open_ex, rocksfilter_sst_open_source_ex):
+     * {@code struct_size} is this layout's size.
+     */
+    static final StructLayout SST_OPTIONS = MemoryLayout.structLayout(
+            SIZE_T.withName("struct_size"),
+            JAVA_INT.withName("flags"),
+            MemoryLayout.paddingLayout(4),
+            ADDRESS.withName("cache")).withName("rocksfilter_sst_options");
+
     /** Every struct layout above (StructLayoutTest checks each against the C header). */
     static final List<StructLayout> STRUCTS = List.of(FILTER_INFO_EX, BUILDER_OPTIONS, SST_PROPERTIES, SST_SOURCE,
-            SST_OPEN_STATS);
+            SST_OPEN_STATS, CACHE_STATS, SST_OPTIONS);
 
     /** A struct member's VarHandle taking (segment, base offset), e.g. {@code (int) h.get(seg, 0L)}. */
     static VarHandle member(StructLayout struct, String name) {
@@ -258,10 +289,37 @@ final class Native {
     static final MethodHandle SST_GET_OPEN_STATS = downcall("rocksfilter_sst_get_open_stats",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
 
+    // ---- filter cache, opens with options ----
+    static final MethodHandle CACHE_NEW = downcall("rocksfilter_cache_new",
+            FunctionDescriptor.of(ADDRESS, SIZE_T));
+    static final MethodHandle CACHE_FREE = downcall("rocksfilter_cache_free",
+            FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle CACHE_BYTES_HELD = downcall("rocksfilter_cache_bytes_held",
+            FunctionDescriptor.of(SIZE_T, ADDRESS));
+    static final MethodHandle CACHE_GET_STATS = downcall("rocksfilter_cache_get_stats",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle SST_OPEN_EX = downcall("rocksfilter_sst_open_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    // Normal downcalls: with a cache the library calls read_at inside it, and later inside queries.
+    static final MethodHandle SST_OPEN_SOURCE_EX = downcall("rocksfilter_sst_open_source_ex",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    // The queries of a handle that may read while it answers (opened with a cache, or mapped): normal
+    // downcalls, never critical, since they may call read_at (an upcall, which a critical call must
+    // not make) or wait for a pread or a page fault (a critical call holds off the GC meanwhile).
+    // Their arguments are native memory (NativeScratch): only critical calls take heap segments.
+    static final MethodHandle SST_MAY_MATCH_READING = downcall("rocksfilter_sst_may_match",
+            FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS, ADDRESS, SIZE_T));
+    static final MethodHandle SST_MAY_MATCH_PACKED_READING = downcall("rocksfilter_sst_may_match_packed",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, SIZE_T, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
+    static final MethodHandle SST_PREFIX_MAY_MATCH_READING = downcall("rocksfilter_sst_prefix_may_match",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
+
     /** rocksfilter_source's read_at: {@code int (*)(void *ctx, uint64_t offset, uint8_t *dst, size_t len)}. */
     static final FunctionDescriptor READ_AT_FN = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, SIZE_T);
+    /** rocksfilter_source's release: {@code void (*)(void *ctx)}. */
+    static final FunctionDescriptor RELEASE_FN = FunctionDescriptor.ofVoid(ADDRESS);
 
-    static final int SST_SKIP_CHECKSUMS = 1;
+    static final int SST_SKIP_CHECKSUMS = SstOptions.SKIP_CHECKSUMS;
 
     static {
         // Runs after every handle above was created (static initialisers run in textual order).

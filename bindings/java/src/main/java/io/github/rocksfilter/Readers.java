@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What both backends do the same way around a {@link RangeReader}: a channel as a reader, its size,
@@ -34,32 +36,89 @@ final class Readers {
     }
 
     /**
-     * One open's reader as the JNI backend calls it ({@link JniNative#readAt}): each range into a new
-     * heap buffer that the native side copies, so a reader that keeps the buffer cannot touch the
-     * library's memory. The first failure is kept, and no read is asked after it.
+     * One open's reader, as both backends call it: the FFM backend's {@code read_at} upcall fills a
+     * buffer over the library's memory ({@link #fill}), the JNI backend's reads into a new heap
+     * buffer that the native side copies ({@link #read}, {@link JniNative#readAt}), so that a
+     * reader that keeps the buffer cannot touch the library's memory.
+     *
+     * <p>During the open (on the opening thread) the first failure is kept, for the open's
+     * exception, and no read is asked after it. A handle opened with a cache keeps the reader and
+     * calls it from the querying threads afterwards: a failure then fails only that read (the
+     * query answers "may match" and the cache counts it) and is not kept. The library tells when it
+     * is done with the reader ({@link #released()}): before the open returns when the handle keeps
+     * no reader, else when the handle is freed.
      */
     static final class Call {
+        /** Every release of a reader, and the releases of a reader released already (a bug if not 0). */
+        static final AtomicLong RELEASED = new AtomicLong();
+        static final AtomicLong RELEASED_AGAIN = new AtomicLong();
+
         private final RangeReader reader;
-        /** What the reader threw, or why its read was refused; {@code null} while all went well. */
+        private final Thread opener = Thread.currentThread();
+        /** Set on the opening thread when the open returned. */
+        private boolean opened;
+        private final AtomicBoolean released = new AtomicBoolean();
+        /** What the reader threw during the open, or why its read was refused; {@code null} while all went well. */
         Throwable failure;
 
         Call(RangeReader reader) {
             this.reader = Objects.requireNonNull(reader, "reader");
         }
 
-        /** The {@code len} bytes at {@code offset}, or {@code null} after a failure. */
-        byte[] read(long offset, int len) {
-            if (failure != null) {
-                return null;
+        /**
+         * Whether a read now is one of the open's (the opening thread, before the open returned),
+         * else a query's, through a handle that keeps the reader.
+         */
+        boolean inOpen() {
+            return Thread.currentThread() == opener && !opened;
+        }
+
+        /** Called on the opening thread once the open returned: later reads are queries'. */
+        void opened() {
+            opened = true;
+        }
+
+        /**
+         * Fills {@code buf} (position 0, limit the range's length) with the bytes at {@code offset};
+         * false when the reader threw or left bytes unfilled (or, during the open, after a failure).
+         */
+        boolean fill(long offset, ByteBuffer buf) {
+            boolean opening = inOpen();
+            if (opening && failure != null) {
+                return false; // the library stops at the open's first failure: never ask the reader again
             }
+            Throwable failed;
+            try {
+                int n = buf.limit();
+                reader.readFully(offset, buf);
+                failed = unfilled(offset, buf, n);
+            } catch (Throwable t) {
+                failed = t;
+            }
+            if (failed != null && opening) {
+                failure = failed;
+            }
+            return failed == null;
+        }
+
+        /** The {@code len} bytes at {@code offset} in a new array, or {@code null} on a failure (see {@link #fill}). */
+        byte[] read(long offset, int len) {
             try {
                 ByteBuffer buf = ByteBuffer.allocate(len);
-                reader.readFully(offset, buf);
-                failure = unfilled(offset, buf, len);
-                return failure == null ? buf.array() : null;
-            } catch (Throwable t) {
-                failure = t;
+                return fill(offset, buf) ? buf.array() : null;
+            } catch (Throwable t) { // (allocating the buffer)
+                if (inOpen()) {
+                    failure = t;
+                }
                 return null;
+            }
+        }
+
+        /** The library no longer needs the reader (called once per open). */
+        void released() {
+            RELEASED.incrementAndGet();
+            if (released.getAndSet(true)) {
+                RELEASED_AGAIN.incrementAndGet();
             }
         }
     }

@@ -25,7 +25,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * ranged GETs, an engine's own file layer); {@link #openMemory} and {@link #openBytes} for a file
  * already in memory. Except for {@link #openMemory}, the handle owns the bytes its queries read,
  * so nothing of the file is needed once {@code open} returns. {@link #openStats()} tells what an
- * open read and what the handle keeps.
+ * open read and what the handle keeps. With {@link SstOptions}, a path or a reader can instead be
+ * opened with a {@link Cache}: the handle then reads filter partitions when queries need them,
+ * into the cache, within its capacity.
  *
  * <p><b>Threads:</b> immutable; queries may run from any number of threads at once.
  * {@link #close()} is idempotent and thread-safe, must not run while another thread is inside a
@@ -38,10 +40,21 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     private final Cleaner.Cleanable cleanable;
     /** For {@link #openMemory}: the file's bytes, which the native handle and its filters borrow. */
     private final MemorySegment memory;
+    /**
+     * Whether queries may read while they answer (opened with a cache, or a mapping): they then use
+     * normal downcalls on native copies of their arguments, never critical ones (see
+     * {@link Native#SST_MAY_MATCH_READING}).
+     */
+    private final boolean reads;
 
     Sst(MemorySegment handle, MemorySegment memory) {
+        this(handle, memory, false);
+    }
+
+    Sst(MemorySegment handle, MemorySegment memory, boolean reads) {
         this.ref = new NativeRef(handle, Native.SST_FREE, "Sst");
         this.memory = memory;
+        this.reads = reads;
         this.cleanable = NativeRef.CLEANER.register(this, ref);
     }
 
@@ -65,6 +78,81 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     }
 
     /**
+     * Opens the SST file at {@code path} with {@code options} ({@code rocksfilter_sst_open_ex}).
+     * Without a cache, as {@link #open(Path, boolean)} (or a mapping: {@link SstOptions#withMmap}).
+     * With a cache, the handle keeps the path, not the file (no file descriptor is held), and a
+     * partitioned filter's top-level index: each query or batch that needs a partition the cache
+     * lacks reopens the file and reads it, in the querying thread. The file must stay in place: if
+     * it is replaced, truncated or deleted, the queries that need to read answer {@code true} and
+     * the cache counts a read error.
+     *
+     * @throws RocksFilterException  as {@link #open(Path)}; {@link Status#INVALID_ARGUMENT} for a
+     *                               cache with a mapping, or {@code cacheFullFilters} without a cache
+     * @throws IllegalStateException if the options' cache is closed
+     */
+    public static Sst open(Path path, SstOptions options) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        Cache cache = options.cache();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment cpath = arena.allocateFrom(path.toString(), StandardCharsets.UTF_8);
+            MemorySegment opts = options(arena, options);
+            MemorySegment out = arena.allocate(ADDRESS);
+            MemorySegment err = Native.errSlot(arena);
+            int st = (int) Native.SST_OPEN_EX.invokeExact(cpath, opts, out, err);
+            Native.check(st, err);
+            return new Sst(out.get(ADDRESS, 0), null, options.queriesRead());
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(cache);
+        }
+    }
+
+    /**
+     * Opens an SST file through {@code reader} with {@code options}
+     * ({@code rocksfilter_sst_open_source_ex}). Without a cache, as {@link #open(RangeReader, long)}:
+     * the reader is called only during this call. <b>With a cache, the handle keeps the reader</b>
+     * until it is closed and calls it whenever a query needs a filter partition the cache lacks,
+     * from the querying thread, so from many threads at once: the reader must then be thread-safe
+     * (a {@link java.nio.channels.FileChannel}'s positional reads are; a channel's
+     * {@code position}-then-{@code read} is not). A read that fails in a query (the reader throws,
+     * or leaves bytes unfilled) never reaches the caller: that query answers {@code true}, and the
+     * cache counts a read error ({@link CacheStats#readErrors()}). The handle drops its reference to
+     * the reader when it is closed.
+     *
+     * @throws RocksFilterException     as {@link #open(RangeReader, long)};
+     *                                  {@link Status#INVALID_ARGUMENT} for a mapping (paths only),
+     *                                  or {@code cacheFullFilters} without a cache
+     * @throws IllegalArgumentException if {@code size} is negative
+     * @throws IllegalStateException    if the options' cache is closed
+     */
+    public static Sst open(RangeReader reader, long size, SstOptions options) {
+        Objects.requireNonNull(options, "options");
+        Cache cache = options.cache();
+        try {
+            return new Sst(SstSource.open(reader, size, options.flags(), cache == null ? null : cache.handle(), true),
+                    null, options.queriesRead());
+        } finally {
+            Reference.reachabilityFence(cache);
+        }
+    }
+
+    /** A rocksfilter_sst_options for {@code options} in {@code arena}. */
+    private static MemorySegment options(Arena arena, SstOptions options) {
+        Cache cache = options.cache();
+        MemorySegment opts = arena.allocate(Native.SST_OPTIONS);
+        O_STRUCT_SIZE.set(opts, 0L, Native.SST_OPTIONS.byteSize());
+        O_FLAGS.set(opts, 0L, options.flags());
+        O_CACHE.set(opts, 0L, cache == null ? MemorySegment.NULL : cache.handle());
+        return opts;
+    }
+
+    private static final VarHandle O_STRUCT_SIZE = Native.member(Native.SST_OPTIONS, "struct_size");
+    private static final VarHandle O_FLAGS = Native.member(Native.SST_OPTIONS, "flags");
+    private static final VarHandle O_CACHE = Native.member(Native.SST_OPTIONS, "cache");
+
+    /**
      * Opens an SST file through {@code reader}, e.g. ranged GETs of an object in an object store:
      * the library asks for the file's last 64 KiB, then at most one more range for a full or
      * partitioned filter (see {@link RangeReader}), all during this call and on this thread, and
@@ -83,12 +171,12 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      * @throws IllegalArgumentException if {@code size} is negative
      */
     public static Sst open(RangeReader reader, long size) {
-        return new Sst(SstSource.open(reader, size, true), null);
+        return open(reader, size, true);
     }
 
     /** As {@link #open(RangeReader, long)}; {@code verifyChecksums=false} skips block checksums. */
     public static Sst open(RangeReader reader, long size, boolean verifyChecksums) {
-        return new Sst(SstSource.open(reader, size, verifyChecksums), null);
+        return new Sst(SstSource.open(reader, size, verifyChecksums ? 0 : Native.SST_SKIP_CHECKSUMS, null, false), null);
     }
 
     /**
@@ -110,7 +198,8 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     /** As {@link #open(SeekableByteChannel)}; {@code verifyChecksums=false} skips block checksums. */
     public static Sst open(SeekableByteChannel channel, boolean verifyChecksums) {
         RangeReader reader = Readers.reader(channel);
-        return new Sst(SstSource.open(reader, Readers.size(channel), verifyChecksums), null);
+        return new Sst(SstSource.open(reader, Readers.size(channel), verifyChecksums ? 0 : Native.SST_SKIP_CHECKSUMS,
+                null, false), null);
     }
 
     /**
@@ -196,11 +285,69 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     private boolean mayMatchSegment(MemorySegment key) {
         MemorySegment s = ref.get();
         try {
+            if (reads) {
+                return mayMatchReading(s, key);
+            }
             return (boolean) Native.SST_MAY_MATCH.invokeExact(s, key, key.byteSize());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
             Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #mayMatchSegment} through a normal downcall, the key in native memory. */
+    private static boolean mayMatchReading(MemorySegment s, MemorySegment key) throws Throwable {
+        long n = key.byteSize();
+        if (key.isNative()) {
+            return (boolean) Native.SST_MAY_MATCH_READING.invokeExact(s, key, n);
+        }
+        try (NativeScratch scratch = NativeScratch.of(n)) {
+            MemorySegment copy = scratch.memory.asSlice(0, n);
+            copy.copyFrom(key);
+            return (boolean) Native.SST_MAY_MATCH_READING.invokeExact(s, copy, n);
+        }
+    }
+
+    /**
+     * One packed call through a normal downcall (see {@link PackedBatch.Call}): the bytes the keys
+     * span and the rebased offsets copied to native memory (an arena batch passes its whole array
+     * for every chunk), or, for offsets the C call refuses, a zeroed buffer of {@code len} bytes and
+     * the offsets unchanged, for the same message.
+     */
+    private static void packedReading(MemorySegment s, byte[] buf, int len, long[] offsets, int first, int n,
+            byte[] results) throws Throwable {
+        long lo = offsets[first];
+        long hi = offsets[first + n];
+        boolean valid = 0 <= lo && hi <= len;
+        for (int i = first; valid && i < first + n; i++) {
+            valid = offsets[i] <= offsets[i + 1];
+        }
+        long base = valid ? lo : 0;
+        long span = valid ? hi - lo : len;
+        long offsetsAt = (span + 7) & ~7L;
+        long resultsAt = offsetsAt + 8L * (n + 1);
+        long errAt = (resultsAt + n + 7) & ~7L;
+        try (NativeScratch scratch = NativeScratch.of(errAt + 8)) {
+            MemorySegment mem = scratch.memory;
+            MemorySegment keys = mem.asSlice(0, span);
+            if (valid) {
+                MemorySegment.copy(buf, (int) base, keys, JAVA_BYTE, 0, (int) span);
+            } else {
+                keys.fill((byte) 0);
+            }
+            MemorySegment offs = mem.asSlice(offsetsAt, 8L * (n + 1));
+            for (int i = 0; i <= n; i++) {
+                offs.setAtIndex(JAVA_LONG, i, offsets[first + i] - base);
+            }
+            MemorySegment answers = mem.asSlice(resultsAt, n);
+            MemorySegment err = mem.asSlice(errAt, 8);
+            err.set(ADDRESS, 0, MemorySegment.NULL);
+            int st = (int) Native.SST_MAY_MATCH_PACKED_READING.invokeExact(s, keys, span, offs, (long) n, answers, err);
+            if (st != 0) {
+                throw Native.exception(st, err.get(ADDRESS, 0));
+            }
+            MemorySegment.copy(answers, JAVA_BYTE, 0, results, 0, n);
         }
     }
 
@@ -219,6 +366,10 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
         try {
             return PackedBatch.query(keys, (buf, len, offsets, first, n, results, err) -> {
                 try {
+                    if (reads) {
+                        packedReading(ref.get(), buf, len, offsets, first, n, results);
+                        return;
+                    }
                     int st = (int) Native.SST_MAY_MATCH_PACKED.invokeExact(ref.get(), MemorySegment.ofArray(buf),
                             (long) len, MemorySegment.ofArray(offsets), (long) n, MemorySegment.ofArray(results),
                             MemorySegment.ofArray(err));
@@ -254,6 +405,10 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
         try {
             PackedBatch.arena(keys, offsets, out, (buf, len, offs, first, n, results, err) -> {
                 try {
+                    if (reads) {
+                        packedReading(ref.get(), buf, len, offs, first, n, results);
+                        return;
+                    }
                     int st = (int) Native.SST_MAY_MATCH_PACKED.invokeExact(ref.get(), MemorySegment.ofArray(buf),
                             (long) len, MemorySegment.ofArray(offs).asSlice(first * 8L), (long) n,
                             MemorySegment.ofArray(results), MemorySegment.ofArray(err));
@@ -279,6 +434,15 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     public boolean prefixMayMatch(byte[] prefix) {
         Objects.requireNonNull(prefix, "prefix");
         MemorySegment s = ref.get();
+        if (reads) {
+            try {
+                return prefixMayMatchReading(s, prefix);
+            } catch (Throwable t) {
+                throw Native.rethrow(t);
+            } finally {
+                Reference.reachabilityFence(this);
+            }
+        }
         // Heap out-parameters passed straight to the critical downcall: no native allocation.
         byte[] answer = new byte[1];
         long[] err = new long[1];
@@ -295,6 +459,25 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
             throw Native.exception(st, MemorySegment.ofAddress(err[0]));
         }
         return answer[0] != 0;
+    }
+
+    /** {@link #prefixMayMatch} through a normal downcall, the prefix in native memory. */
+    private static boolean prefixMayMatchReading(MemorySegment s, byte[] prefix) throws Throwable {
+        long n = prefix.length;
+        long errAt = (n + 1 + 7) & ~7L;
+        try (NativeScratch scratch = NativeScratch.of(errAt + 8)) {
+            MemorySegment mem = scratch.memory;
+            MemorySegment p = mem.asSlice(0, n);
+            MemorySegment.copy(prefix, 0, p, JAVA_BYTE, 0, prefix.length);
+            MemorySegment answer = mem.asSlice(n, 1);
+            MemorySegment err = mem.asSlice(errAt, 8);
+            err.set(ADDRESS, 0, MemorySegment.NULL);
+            int st = (int) Native.SST_PREFIX_MAY_MATCH_READING.invokeExact(s, p, n, answer, err);
+            if (st != 0) {
+                throw Native.exception(st, err.get(ADDRESS, 0));
+            }
+            return answer.get(JAVA_BYTE, 0) != 0;
+        }
     }
 
     /**

@@ -18,17 +18,30 @@ import java.util.Optional;
  * <p>This is the JNI backend's class (JDK 11 to 21); JDK 22+ loads the FFM one, which adds
  * {@code openMemory(MemorySegment)} and {@code mayMatch(MemorySegment)} (zero-copy calls on native
  * memory, which do not exist without the FFM API). Everything else answers the same, with the same
- * statuses and messages.
+ * statuses and messages. With {@link SstOptions}, a path or a reader can be opened with a
+ * {@link Cache}: the handle then reads filter partitions when queries need them, into the cache,
+ * within its capacity.
  */
 public class Sst implements AutoCloseable {
     private final JniRef ref;
     private final Cleaner.Cleanable cleanable;
+    /**
+     * Whether queries may read while they answer (opened with a cache, or a mapping): they then call
+     * the {@code *Copy} entry points, which copy their arguments rather than read them in a JNI
+     * critical region.
+     */
+    private final boolean reads;
 
     /** {@code rocksfilter_sst_open_opts}' flag: skip block checksum verification. */
-    static final int SKIP_CHECKSUMS = 1;
+    static final int SKIP_CHECKSUMS = SstOptions.SKIP_CHECKSUMS;
 
     Sst(long handle) {
+        this(handle, false);
+    }
+
+    Sst(long handle, boolean reads) {
         this.ref = new JniRef(handle, JniNative::sstFree, "Sst");
+        this.reads = reads;
         this.cleanable = JniRef.CLEANER.register(this, ref);
     }
 
@@ -53,6 +66,71 @@ public class Sst implements AutoCloseable {
     /** As {@link #open(Path)}; {@code verifyChecksums=false} skips block checksum verification. */
     public static Sst open(Path path, boolean verifyChecksums) {
         return new Sst(openPath(path, verifyChecksums));
+    }
+
+    /**
+     * Opens the SST file at {@code path} with {@code options} ({@code rocksfilter_sst_open_ex}).
+     * Without a cache, as {@link #open(Path, boolean)} (or a mapping: {@link SstOptions#withMmap}).
+     * With a cache, the handle keeps the path, not the file (no file descriptor is held), and a
+     * partitioned filter's top-level index: each query or batch that needs a partition the cache
+     * lacks reopens the file and reads it, in the querying thread. The file must stay in place: if
+     * it is replaced, truncated or deleted, the queries that need to read answer {@code true} and
+     * the cache counts a read error.
+     *
+     * @throws RocksFilterException  as {@link #open(Path)}; {@link Status#INVALID_ARGUMENT} for a
+     *                               cache with a mapping, or {@code cacheFullFilters} without a cache
+     * @throws IllegalStateException if the options' cache is closed
+     */
+    public static Sst open(Path path, SstOptions options) {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(options, "options");
+        JniNative.load();
+        Cache cache = options.cache();
+        try {
+            return new Sst(JniNative.sstOpenEx(path.toString(), options.flags(), cache == null ? 0 : cache.handle()),
+                    options.queriesRead());
+        } finally {
+            Reference.reachabilityFence(cache);
+        }
+    }
+
+    /**
+     * Opens an SST file through {@code reader} with {@code options}
+     * ({@code rocksfilter_sst_open_source_ex}). Without a cache, as {@link #open(RangeReader, long)}:
+     * the reader is called only during this call. <b>With a cache, the handle keeps the reader</b>
+     * until it is closed and calls it whenever a query needs a filter partition the cache lacks,
+     * from the querying thread, so from many threads at once: the reader must then be thread-safe
+     * (a {@link java.nio.channels.FileChannel}'s positional reads are; a channel's
+     * {@code position}-then-{@code read} is not). A read that fails in a query (the reader throws,
+     * or leaves bytes unfilled) never reaches the caller: that query answers {@code true}, and the
+     * cache counts a read error ({@link CacheStats#readErrors()}). The handle drops its reference to
+     * the reader when it is closed. On this backend each range is read into a heap buffer that the
+     * library then copies.
+     *
+     * @throws RocksFilterException     as {@link #open(RangeReader, long)};
+     *                                  {@link Status#INVALID_ARGUMENT} for a mapping (paths only),
+     *                                  or {@code cacheFullFilters} without a cache
+     * @throws IllegalArgumentException if {@code size} is negative
+     * @throws IllegalStateException    if the options' cache is closed
+     */
+    public static Sst open(RangeReader reader, long size, SstOptions options) {
+        Objects.requireNonNull(reader, "reader");
+        Objects.requireNonNull(options, "options");
+        if (size < 0) {
+            throw new IllegalArgumentException("size is " + size + ": a file's length cannot be negative");
+        }
+        JniNative.load();
+        Cache cache = options.cache();
+        Readers.Call call = new Readers.Call(reader);
+        try {
+            long h = JniNative.sstOpenReaderEx(call, size, options.flags(), cache == null ? 0 : cache.handle());
+            return new Sst(h, options.queriesRead());
+        } catch (RocksFilterException e) {
+            throw Readers.rethrowWithCause(e, call.failure);
+        } finally {
+            call.opened();
+            Reference.reachabilityFence(cache);
+        }
     }
 
     /**
@@ -145,7 +223,8 @@ public class Sst implements AutoCloseable {
     public boolean mayMatch(byte[] key) {
         Objects.requireNonNull(key, "key");
         try {
-            return JniNative.sstMayMatch(ref.get(), key);
+            long h = ref.get();
+            return reads ? JniNative.sstMayMatchCopy(h, key) : JniNative.sstMayMatch(h, key);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -163,8 +242,8 @@ public class Sst implements AutoCloseable {
         Objects.requireNonNull(keys, "keys");
         try {
             long h = ref.get(); // closed: IllegalStateException, even for an empty batch
-            return PackedBatch.query(keys, (buf, len, offsets, first, n, results, err) ->
-                    JniNative.sstMayMatchPacked(h, buf, offsets, first, n, results), this::mayMatch);
+            return PackedBatch.query(keys, (buf, len, offsets, first, n, results, err) -> packed(h, buf, offsets, first,
+                    n, results), this::mayMatch);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -189,9 +268,17 @@ public class Sst implements AutoCloseable {
         try {
             long h = ref.get();
             PackedBatch.arena(keys, offsets, out, (buf, len, offs, first, n, results, err) ->
-                    JniNative.sstMayMatchPacked(h, buf, offs, first, n, results));
+                    packed(h, buf, offs, first, n, results));
         } finally {
             Reference.reachabilityFence(this);
+        }
+    }
+
+    private void packed(long h, byte[] buf, long[] offsets, int first, int n, byte[] results) {
+        if (reads) {
+            JniNative.sstMayMatchPackedCopy(h, buf, offsets, first, n, results);
+        } else {
+            JniNative.sstMayMatchPacked(h, buf, offsets, first, n, results);
         }
     }
 
@@ -205,7 +292,8 @@ public class Sst implements AutoCloseable {
     public boolean prefixMayMatch(byte[] prefix) {
         Objects.requireNonNull(prefix, "prefix");
         try {
-            return JniNative.sstPrefixMayMatch(ref.get(), prefix);
+            long h = ref.get();
+            return reads ? JniNative.sstPrefixMayMatchCopy(h, prefix) : JniNative.sstPrefixMayMatch(h, prefix);
         } finally {
             Reference.reachabilityFence(this);
         }

@@ -224,6 +224,75 @@ class JniBackendTest {
         assertEquals(ffmBad.getMessage(), jniBad.getMessage());
     }
 
+    @Test
+    void cachedSstFilesAnswerTheSame() throws Exception {
+        SstBatchTest.loadRocksDb();
+        SstBatchTest.tmp = tmp;
+        byte[][] probes = SstBatchTest.probes();
+        for (SstBatchTest.Config c : (Iterable<SstBatchTest.Config>) SstBatchTest.configs()::iterator) {
+            java.nio.file.Path path = SstBatchTest.write(c);
+            long jc = JniNative.cacheNew(8 << 10);
+            try (Cache cache = new Cache(8 << 10); Sst sst = Sst.open(path, new SstOptions().withCache(cache))) {
+                long js = JniNative.sstOpenEx(path.toString(), 0, jc);
+                try {
+                    assertArrayEquals(statsArray(cache.stats()), JniNative.cacheStats(jc), c.name());
+                    for (int i = 0; i < probes.length; i++) {
+                        assertEquals(sst.mayMatch(probes[i]), JniNative.sstMayMatchCopy(js, probes[i]), c.name() + " key " + i);
+                        if (probes[i].length >= 11 && i % 7 == 0) {
+                            byte[] prefix = Arrays.copyOf(probes[i], 11);
+                            assertEquals(outcome(() -> String.valueOf(sst.prefixMayMatch(prefix))),
+                                    outcome(() -> String.valueOf(JniNative.sstPrefixMayMatchCopy(js, prefix))), c.name() + " prefix " + i);
+                        }
+                    }
+                    boolean[] ffm = sst.mayMatchBatch(probes);
+                    byte[] packed = packed(js, probes, JniNative::sstMayMatchPackedCopy);
+                    for (int i = 0; i < probes.length; i++) {
+                        assertEquals(ffm[i], packed[i] == 1, c.name() + " packed key " + i);
+                    }
+                    // The same queries in the same order: the same cache traffic.
+                    assertArrayEquals(statsArray(cache.stats()), JniNative.cacheStats(jc), c.name());
+                    assertEquals(cache.bytesHeld(), JniNative.cacheBytesHeld(jc));
+                    RocksFilterException bad = assertThrows(RocksFilterException.class,
+                            () -> JniNative.sstMayMatchPackedCopy(js, new byte[4], new long[] {0, 5}, 0, 1, new byte[1]));
+                    RocksFilterException badFfm = assertThrows(RocksFilterException.class,
+                            () -> sst.mayMatchPacked(new byte[4], new long[] {0, 5}, new boolean[1]));
+                    assertEquals(badFfm.getMessage(), bad.getMessage());
+                } finally {
+                    JniNative.sstFree(js);
+                }
+            } finally {
+                JniNative.cacheFree(jc);
+            }
+        }
+        // Misuse: the same statuses and messages.
+        java.nio.file.Path path = SstBatchTest.write(SstBatchTest.configs().findFirst().orElseThrow());
+        long jc = JniNative.cacheNew(1 << 20);
+        try (Cache cache = new Cache(1 << 20)) {
+            for (SstOptions o : new SstOptions[] {new SstOptions().withCacheFullFilters(true),
+                    new SstOptions().withCache(cache).withMmap(true)}) {
+                RocksFilterException ffm = assertThrows(RocksFilterException.class, () -> Sst.open(path, o));
+                RocksFilterException jni = assertThrows(RocksFilterException.class,
+                        () -> JniNative.sstOpenEx(path.toString(), o.flags(), o.cache() == null ? 0 : jc));
+                assertEquals(Status.INVALID_ARGUMENT, jni.status());
+                assertEquals(ffm.getMessage(), jni.getMessage());
+            }
+            long released = Readers.Call.RELEASED.get();
+            RocksFilterException ffm = assertThrows(RocksFilterException.class,
+                    () -> Sst.open((offset, dst) -> { }, 100, new SstOptions().withMmap(true)));
+            RocksFilterException jni = assertThrows(RocksFilterException.class,
+                    () -> JniNative.sstOpenReaderEx(new Readers.Call((offset, dst) -> { }), 100, SstOptions.MMAP, 0));
+            assertEquals(ffm.getMessage(), jni.getMessage());
+            assertEquals(released + 2, Readers.Call.RELEASED.get(), "each refused open released its reader");
+        } finally {
+            JniNative.cacheFree(jc);
+        }
+    }
+
+    private static long[] statsArray(CacheStats s) {
+        return new long[] {s.capacity(), s.bytesHeld(), s.entries(), s.hits(), s.misses(), s.reads(), s.bytesRead(),
+            s.readErrors(), s.badBlocks(), s.evictions(), s.uncached()};
+    }
+
     @org.junit.jupiter.api.io.TempDir
     static java.nio.file.Path tmp;
 

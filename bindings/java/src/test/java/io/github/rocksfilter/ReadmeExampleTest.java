@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.EnvOptions;
+import org.rocksdb.IndexType;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.SstFileWriter;
@@ -91,6 +92,19 @@ class ReadmeExampleTest {
         // END README OBJECT STORAGE EXAMPLE
     }
 
+    static void cacheExample(Path path, byte[] key, PrintStream out) {
+        // BEGIN README CACHE EXAMPLE
+        try (Cache cache = new Cache(64 << 20)) {          // one budget for the filters of every file
+            SstOptions options = new SstOptions().withCache(cache);
+            try (Sst sst = Sst.open(path, options)) {      // keeps the partition index, not the partitions
+                boolean maybe = sst.mayMatch(key);         // reads the key's partition into the cache
+                CacheStats st = cache.stats();             // hits, misses, reads, evictions, ...
+                out.println(sst.filterType() + " maybe=" + maybe + " held=" + st.bytesHeld() + " misses=" + st.misses());
+            }
+        }
+        // END README CACHE EXAMPLE
+    }
+
     /** The SST file the README's SST examples describe: BloomFilter(10), format_version 5, three keys. */
     static Path writeExampleSst(Path tmp) throws Exception {
         RocksDB.loadLibrary();
@@ -134,6 +148,35 @@ class ReadmeExampleTest {
         }
     }
 
+    /** The file of the README's cache example: the three keys, a partitioned Bloom filter. */
+    static Path writePartitionedExampleSst(Path tmp) throws Exception {
+        RocksDB.loadLibrary();
+        Path path = tmp.resolve("000043.sst");
+        BlockBasedTableConfig table = new BlockBasedTableConfig().setFilterPolicy(new BloomFilter(10))
+                .setFormatVersion(5).setPartitionFilters(true).setIndexType(IndexType.kTwoLevelIndexSearch);
+        try (Options opts = new Options().setTableFormatConfig(table); EnvOptions env = new EnvOptions();
+             SstFileWriter w = new SstFileWriter(env, opts)) {
+            w.open(path.toString());
+            for (String key : List.of("apple", "banana", "cherry")) {
+                w.put(key.getBytes(UTF_8), "v".getBytes(UTF_8));
+            }
+            w.finish();
+        }
+        return path;
+    }
+
+    @Test
+    void cacheExampleRuns(@TempDir Path tmp) throws Exception {
+        Path path = writePartitionedExampleSst(tmp);
+        for (String key : List.of("apple", "durian")) {
+            ByteArrayOutputStream buf = new ByteArrayOutputStream();
+            cacheExample(path, key.getBytes(UTF_8), new PrintStream(buf, true, UTF_8));
+            String printed = buf.toString(UTF_8).trim();
+            System.out.println("README cache example printed: " + printed);
+            assertEquals("PARTITIONED maybe=" + key.equals("apple") + " held=249 misses=1", printed);
+        }
+    }
+
     @Test
     void sstExampleRuns(@TempDir Path tmp) throws Exception {
         Path path = writeExampleSst(tmp);
@@ -158,7 +201,8 @@ class ReadmeExampleTest {
     void readmeShowsThisCode() throws Exception {
         List<String> src = Files.readAllLines(Path.of("src/test/java/io/github/rocksfilter/ReadmeExampleTest.java"));
         // The first example is in both READMEs, the SST ones in this binding's only.
-        for (String marker : List.of("README EXAMPLE", "README SST EXAMPLE", "README OBJECT STORAGE EXAMPLE")) {
+        for (String marker : List.of("README EXAMPLE", "README SST EXAMPLE", "README OBJECT STORAGE EXAMPLE",
+                "README CACHE EXAMPLE")) {
             int from = indexOfTrimmed(src, "// BEGIN " + marker) + 1;
             int to = indexOfTrimmed(src, "// END " + marker);
             String code = src.subList(from, to).stream().map(l -> l.length() >= 8 ? l.substring(8) : l.strip())

@@ -1,0 +1,129 @@
+package io.github.rocksfilter;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+
+/**
+ * A cache of filter blocks with a byte budget, shared by the SST handles opened with it
+ * ({@code rocksfilter_cache}; {@link SstOptions#withCache}): they keep only a partitioned filter's
+ * top-level index and read each partition into the cache when a query first needs it, so that the
+ * filter memory of any number of files stays within one capacity.
+ *
+ * <p>The capacity bounds the blocks held and their entries (about 48 bytes each): {@link #bytesHeld()}
+ * never exceeds it. The cache is split into shards of at least 8 MiB (at most 16; one below
+ * 16 MiB): a block larger than its shard's share is read by each query that needs it and never
+ * cached ({@link CacheStats#uncached()}). Eviction is by recency (CLOCK: a hit marks the block, an
+ * insertion sweeps); hits take no lock.
+ *
+ * <p><b>Threads:</b> thread-safe. {@link #close()} frees this reference: handles opened with the
+ * cache keep it alive until they are closed too, so closing it first is harmless (its counters can
+ * then no longer be read). Do not close it while another thread is opening a handle with it. A
+ * leaked cache is freed by a {@link Cleaner}.
+ */
+public final class Cache implements AutoCloseable {
+    private final NativeRef ref;
+    private final Cleaner.Cleanable cleanable;
+    private final long capacity;
+
+    /**
+     * A cache holding at most {@code capacityBytes} of filter blocks.
+     *
+     * @throws IllegalArgumentException if {@code capacityBytes} is negative
+     */
+    public Cache(long capacityBytes) {
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("capacityBytes is " + capacityBytes + ": a capacity cannot be negative");
+        }
+        MemorySegment handle;
+        try {
+            handle = (MemorySegment) Native.CACHE_NEW.invokeExact(capacityBytes);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        }
+        if (MemorySegment.NULL.equals(handle)) {
+            throw new RocksFilterException(Status.INTERNAL,
+                    "internal error: rocksfilter_cache_new(" + capacityBytes + ") returned NULL");
+        }
+        this.capacity = capacityBytes;
+        this.ref = new NativeRef(handle, Native.CACHE_FREE, "Cache");
+        this.cleanable = NativeRef.CLEANER.register(this, ref);
+    }
+
+    /** The native handle, for an open (which takes its own reference). @throws IllegalStateException once closed */
+    MemorySegment handle() {
+        return ref.get();
+    }
+
+    /** The capacity in bytes. @throws IllegalStateException once closed */
+    public long capacity() {
+        ref.get();
+        return capacity;
+    }
+
+    /** Bytes held now (blocks and their entries); at most {@link #capacity()}. @throws IllegalStateException once closed */
+    public long bytesHeld() {
+        MemorySegment c = ref.get();
+        try {
+            return (long) Native.CACHE_BYTES_HELD.invokeExact(c);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The occupancy and counters ({@code rocksfilter_cache_get_stats}). @throws IllegalStateException once closed */
+    public CacheStats stats() {
+        MemorySegment c = ref.get();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment st = arena.allocate(Native.CACHE_STATS);
+            STRUCT_SIZE.set(st, 0L, (int) Native.CACHE_STATS.byteSize());
+            MemorySegment err = Native.errSlot(arena);
+            Native.check((int) Native.CACHE_GET_STATS.invokeExact(c, st, err), err);
+            // Fields past the struct_size the library reports filled stay 0.
+            long[] v = new long[FIELDS.length];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = (long) FIELDS[i].get(st, 0L);
+            }
+            return CacheStats.of(v);
+        } catch (Throwable t) {
+            throw Native.rethrow(t);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private static final VarHandle STRUCT_SIZE = Native.member(Native.CACHE_STATS, "struct_size");
+    private static final VarHandle[] FIELDS = {
+        Native.member(Native.CACHE_STATS, "capacity"),
+        Native.member(Native.CACHE_STATS, "bytes_held"),
+        Native.member(Native.CACHE_STATS, "entries"),
+        Native.member(Native.CACHE_STATS, "hits"),
+        Native.member(Native.CACHE_STATS, "misses"),
+        Native.member(Native.CACHE_STATS, "reads"),
+        Native.member(Native.CACHE_STATS, "bytes_read"),
+        Native.member(Native.CACHE_STATS, "read_errors"),
+        Native.member(Native.CACHE_STATS, "bad_blocks"),
+        Native.member(Native.CACHE_STATS, "evictions"),
+        Native.member(Native.CACHE_STATS, "uncached"),
+    };
+
+    /** Whether {@link #close()} has run. */
+    public boolean isClosed() {
+        return ref.isClosed();
+    }
+
+    /** Frees this reference to the cache (handles opened with it keep theirs). Idempotent and thread-safe. */
+    @Override
+    public void close() {
+        cleanable.clean();
+    }
+
+    @Override
+    public String toString() {
+        return "Cache[capacity=" + capacity + (isClosed() ? ", closed]" : "]");
+    }
+}

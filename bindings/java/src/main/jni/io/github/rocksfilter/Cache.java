@@ -1,0 +1,89 @@
+package io.github.rocksfilter;
+
+import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
+
+/**
+ * A cache of filter blocks with a byte budget, shared by the SST handles opened with it
+ * ({@code rocksfilter_cache}; {@link SstOptions#withCache}): they keep only a partitioned filter's
+ * top-level index and read each partition into the cache when a query first needs it, so that the
+ * filter memory of any number of files stays within one capacity.
+ *
+ * <p>The capacity bounds the blocks held and their entries (about 48 bytes each): {@link #bytesHeld()}
+ * never exceeds it. The cache is split into shards of at least 8 MiB (at most 16; one below
+ * 16 MiB): a block larger than its shard's share is read by each query that needs it and never
+ * cached ({@link CacheStats#uncached()}). Eviction is by recency (CLOCK: a hit marks the block, an
+ * insertion sweeps); hits take no lock.
+ *
+ * <p><b>Threads:</b> thread-safe. {@link #close()} frees this reference: handles opened with the
+ * cache keep it alive until they are closed too, so closing it first is harmless (its counters can
+ * then no longer be read). Do not close it while another thread is opening a handle with it. A
+ * leaked cache is freed by a {@link Cleaner}.
+ *
+ * <p>This is the JNI backend's class (JDK 11 to 21); JDK 22+ loads the FFM one, with the same API.
+ */
+public final class Cache implements AutoCloseable {
+    private final JniRef ref;
+    private final Cleaner.Cleanable cleanable;
+    private final long capacity;
+
+    /**
+     * A cache holding at most {@code capacityBytes} of filter blocks.
+     *
+     * @throws IllegalArgumentException if {@code capacityBytes} is negative
+     */
+    public Cache(long capacityBytes) {
+        if (capacityBytes < 0) {
+            throw new IllegalArgumentException("capacityBytes is " + capacityBytes + ": a capacity cannot be negative");
+        }
+        JniNative.load();
+        this.capacity = capacityBytes;
+        this.ref = new JniRef(JniNative.cacheNew(capacityBytes), JniNative::cacheFree, "Cache");
+        this.cleanable = JniRef.CLEANER.register(this, ref);
+    }
+
+    /** The native handle, for an open (which takes its own reference). @throws IllegalStateException once closed */
+    long handle() {
+        return ref.get();
+    }
+
+    /** The capacity in bytes. @throws IllegalStateException once closed */
+    public long capacity() {
+        ref.get();
+        return capacity;
+    }
+
+    /** Bytes held now (blocks and their entries); at most {@link #capacity()}. @throws IllegalStateException once closed */
+    public long bytesHeld() {
+        try {
+            return JniNative.cacheBytesHeld(ref.get());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The occupancy and counters ({@code rocksfilter_cache_get_stats}). @throws IllegalStateException once closed */
+    public CacheStats stats() {
+        try {
+            return CacheStats.of(JniNative.cacheStats(ref.get()));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Whether {@link #close()} has run. */
+    public boolean isClosed() {
+        return ref.isClosed();
+    }
+
+    /** Frees this reference to the cache (handles opened with it keep theirs). Idempotent and thread-safe. */
+    @Override
+    public void close() {
+        cleanable.clean();
+    }
+
+    @Override
+    public String toString() {
+        return "Cache[capacity=" + capacity + (isClosed() ? ", closed]" : "]");
+    }
+}
