@@ -879,15 +879,20 @@ fn cache_ptr(c: jlong) -> *mut ffi::rocksfilter_cache {
     c as usize as *mut ffi::rocksfilter_cache
 }
 
-/// `rocksfilter_cache_new`; the Java side refuses a negative capacity.
+/// `rocksfilter_cache_new`, or `rocksfilter_cache_new_with_open_files` for
+/// `max_open_files >= 0`; the Java side refuses a negative capacity.
 #[no_mangle]
 pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheNew<'l>(
     mut env: JNIEnv<'l>,
     _: JClass<'l>,
     capacity: jlong,
+    max_open_files: jlong,
 ) -> jlong {
     run(&mut env, 0, |_| {
-        let c = ffi::rocksfilter_cache_new(capacity as usize);
+        let c = match usize::try_from(max_open_files) {
+            Ok(files) => ffi::rocksfilter_cache_new_with_open_files(capacity as usize, files),
+            Err(_) => ffi::rocksfilter_cache_new(capacity as usize),
+        };
         if c.is_null() {
             return Err(Failure::Status(
                 ROCKSFILTER_INTERNAL,
@@ -919,7 +924,8 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheBytesHeld<'l>(
 }
 
 /// `rocksfilter_cache_get_stats` as {capacity, bytes_held, entries, hits,
-/// misses, reads, bytes_read, read_errors, bad_blocks, evictions, uncached}.
+/// misses, reads, bytes_read, read_errors, bad_blocks, evictions, uncached,
+/// open_files}.
 #[no_mangle]
 pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheStats<'l>(
     mut env: JNIEnv<'l>,
@@ -944,6 +950,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheStats<'l>(
             st.bad_blocks,
             st.evictions,
             st.uncached,
+            st.open_files,
         ]
         .map(|x| x as jlong);
         let arr = env.new_long_array(v.len() as jint)?;

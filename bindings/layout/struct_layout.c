@@ -91,6 +91,7 @@ int main(void) {
   FIELD(rocksfilter_cache_stats, bad_blocks);
   FIELD(rocksfilter_cache_stats, evictions);
   FIELD(rocksfilter_cache_stats, uncached);
+  FIELD(rocksfilter_cache_stats, open_files);
 
   STRUCT(rocksfilter_sst_options);
   FIELD(rocksfilter_sst_options, struct_size);

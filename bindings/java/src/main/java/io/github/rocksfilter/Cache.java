@@ -34,12 +34,39 @@ public final class Cache implements AutoCloseable {
      * @throws IllegalArgumentException if {@code capacityBytes} is negative
      */
     public Cache(long capacityBytes) {
+        this(capacityBytes, -1, true);
+    }
+
+    /**
+     * A cache holding at most {@code capacityBytes} of filter blocks, whose handles opened by path keep at most
+     * {@code maxOpenFiles} files open between queries, the least recently used closed first (RocksDB's
+     * {@code max_open_files}; {@code rocksfilter_cache_new_with_open_files}). 0 keeps none: every query that misses
+     * opens its file. {@link #Cache(long)} keeps 128. A file kept open answers as opened even after it is deleted or
+     * renamed over; one reopened must be the file opened (device, inode, length), or its queries answer "may match"
+     * and count {@link CacheStats#readErrors()}.
+     *
+     * @throws IllegalArgumentException if either is negative
+     */
+    public Cache(long capacityBytes, long maxOpenFiles) {
+        this(capacityBytes, checkOpenFiles(maxOpenFiles), true);
+    }
+
+    private static long checkOpenFiles(long maxOpenFiles) {
+        if (maxOpenFiles < 0) {
+            throw new IllegalArgumentException("maxOpenFiles is " + maxOpenFiles + ": it cannot be negative");
+        }
+        return maxOpenFiles;
+    }
+
+    private Cache(long capacityBytes, long maxOpenFiles, boolean unused) {
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("capacityBytes is " + capacityBytes + ": a capacity cannot be negative");
         }
         MemorySegment handle;
         try {
-            handle = (MemorySegment) Native.CACHE_NEW.invokeExact(capacityBytes);
+            handle = maxOpenFiles < 0
+                    ? (MemorySegment) Native.CACHE_NEW.invokeExact(capacityBytes)
+                    : (MemorySegment) Native.CACHE_NEW_WITH_OPEN_FILES.invokeExact(capacityBytes, maxOpenFiles);
         } catch (Throwable t) {
             throw Native.rethrow(t);
         }
@@ -109,6 +136,7 @@ public final class Cache implements AutoCloseable {
         Native.member(Native.CACHE_STATS, "bad_blocks"),
         Native.member(Native.CACHE_STATS, "evictions"),
         Native.member(Native.CACHE_STATS, "uncached"),
+        Native.member(Native.CACHE_STATS, "open_files"),
     };
 
     /** Whether {@link #close()} has run. */

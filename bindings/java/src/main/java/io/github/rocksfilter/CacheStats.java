@@ -22,10 +22,11 @@ public final class CacheStats {
     private final long badBlocks;
     private final long evictions;
     private final long uncached;
+    private final long openFiles;
 
     /** A value with these components (see the accessors). */
     public CacheStats(long capacity, long bytesHeld, long entries, long hits, long misses, long reads, long bytesRead,
-            long readErrors, long badBlocks, long evictions, long uncached) {
+            long readErrors, long badBlocks, long evictions, long uncached, long openFiles) {
         this.capacity = capacity;
         this.bytesHeld = bytesHeld;
         this.entries = entries;
@@ -37,6 +38,7 @@ public final class CacheStats {
         this.badBlocks = badBlocks;
         this.evictions = evictions;
         this.uncached = uncached;
+        this.openFiles = openFiles;
     }
 
     /** @return the capacity in bytes */
@@ -97,6 +99,11 @@ public final class CacheStats {
         return uncached;
     }
 
+    /** @return files kept open now for the handles opened by path (at most the cache's {@code maxOpenFiles}) */
+    public long openFiles() {
+        return openFiles;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -116,13 +123,14 @@ public final class CacheStats {
                 && readErrors == x.readErrors
                 && badBlocks == x.badBlocks
                 && evictions == x.evictions
-                && uncached == x.uncached;
+                && uncached == x.uncached
+                && openFiles == x.openFiles;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(capacity, bytesHeld, entries, hits, misses, reads, bytesRead, readErrors, badBlocks,
-                evictions, uncached);
+                evictions, uncached, openFiles);
     }
 
     @Override
@@ -137,11 +145,12 @@ public final class CacheStats {
                 + ", readErrors=" + readErrors
                 + ", badBlocks=" + badBlocks
                 + ", evictions=" + evictions
-                + ", uncached=" + uncached + "]";
+                + ", uncached=" + uncached
+                + ", openFiles=" + openFiles + "]";
     }
 
     /** The value of {@code rocksfilter_cache_stats}' fields after its header, in declaration order. */
     static CacheStats of(long[] v) {
-        return new CacheStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+        return new CacheStats(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
     }
 }

@@ -182,14 +182,17 @@ final class JniNative {
     }
 
     // ---- filter cache, opens with options ----
-    /** {@code rocksfilter_cache_new}; {@code capacity} is not negative. */
-    static native long cacheNew(long capacity);
+    /**
+     * {@code rocksfilter_cache_new}, or {@code _new_with_open_files} when {@code maxOpenFiles >= 0};
+     * {@code capacity} is not negative.
+     */
+    static native long cacheNew(long capacity, long maxOpenFiles);
 
     static native void cacheFree(long cache);
 
     static native long cacheBytesHeld(long cache);
 
-    /** {capacity, bytesHeld, entries, hits, misses, reads, bytesRead, readErrors, badBlocks, evictions, uncached}. */
+    /** {capacity, bytesHeld, entries, hits, misses, reads, bytesRead, readErrors, badBlocks, evictions, uncached, openFiles}. */
     static native long[] cacheStats(long cache);
 
     /** {@code rocksfilter_sst_open_ex}: {@code flags} as {@link SstOptions#flags()}, {@code cache} 0 for none. */

@@ -188,7 +188,8 @@ final class Native {
             JAVA_LONG.withName("read_errors"),
             JAVA_LONG.withName("bad_blocks"),
             JAVA_LONG.withName("evictions"),
-            JAVA_LONG.withName("uncached")).withName("rocksfilter_cache_stats");
+            JAVA_LONG.withName("uncached"),
+            JAVA_LONG.withName("open_files")).withName("rocksfilter_cache_stats");
 
     /**
      * rocksfilter_sst_options (rocksfilter_sst_open_ex, rocksfilter_sst_open_source_ex):
@@ -292,6 +293,8 @@ final class Native {
     // ---- filter cache, opens with options ----
     static final MethodHandle CACHE_NEW = downcall("rocksfilter_cache_new",
             FunctionDescriptor.of(ADDRESS, SIZE_T));
+    static final MethodHandle CACHE_NEW_WITH_OPEN_FILES = downcall("rocksfilter_cache_new_with_open_files",
+            FunctionDescriptor.of(ADDRESS, SIZE_T, SIZE_T));
     static final MethodHandle CACHE_FREE = downcall("rocksfilter_cache_free",
             FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle CACHE_BYTES_HELD = downcall("rocksfilter_cache_bytes_held",

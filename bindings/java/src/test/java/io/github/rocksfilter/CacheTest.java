@@ -599,4 +599,32 @@ class CacheTest {
             assertTrue(cache.stats().readErrors() > 0, cache.stats().toString());
         }
     }
+
+    @Test
+    void filesKeptOpenAnswerAsOpenedAfterADelete() throws Exception {
+        for (long maxOpenFiles : new long[] {128, 0}) {
+            Path copy = tmp.resolve("kept-" + maxOpenFiles + ".sst");
+            Files.copy(bloom, copy);
+            try (Cache cache = new Cache(SMALL, maxOpenFiles); Sst sst = Sst.open(copy, new SstOptions().withCache(cache));
+                    Sst loaded = Sst.open(bloom)) {
+                sst.mayMatch(ABSENT[0]);
+                assertEquals(maxOpenFiles > 0 ? 1 : 0, cache.stats().openFiles(), cache.stats().toString());
+                Files.delete(copy);
+                boolean[] got = sst.mayMatchBatch(ABSENT);
+                boolean[] want = loaded.mayMatchBatch(ABSENT);
+                if (maxOpenFiles > 0) {
+                    // The file kept open is the one opened: the old answers, no errors.
+                    assertArrayEquals(want, got);
+                    assertEquals(0, cache.stats().readErrors(), cache.stats().toString());
+                } else {
+                    // What was cached before the delete answers as opened; the rest may match.
+                    for (int i = 0; i < got.length; i++) {
+                        assertTrue(got[i] || !want[i], "key " + i + ": absent here, may match when loaded");
+                    }
+                    assertTrue(cache.stats().readErrors() > 0, cache.stats().toString());
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> new Cache(SMALL, -1));
+    }
 }

@@ -231,7 +231,7 @@ class JniBackendTest {
         byte[][] probes = SstBatchTest.probes();
         for (SstBatchTest.Config c : (Iterable<SstBatchTest.Config>) SstBatchTest.configs()::iterator) {
             java.nio.file.Path path = SstBatchTest.write(c);
-            long jc = JniNative.cacheNew(8 << 10);
+            long jc = JniNative.cacheNew(8 << 10, -1);
             try (Cache cache = new Cache(8 << 10); Sst sst = Sst.open(path, new SstOptions().withCache(cache))) {
                 long js = JniNative.sstOpenEx(path.toString(), 0, jc);
                 try {
@@ -266,7 +266,7 @@ class JniBackendTest {
         }
         // Misuse: the same statuses and messages.
         java.nio.file.Path path = SstBatchTest.write(SstBatchTest.configs().findFirst().orElseThrow());
-        long jc = JniNative.cacheNew(1 << 20);
+        long jc = JniNative.cacheNew(1 << 20, -1);
         try (Cache cache = new Cache(1 << 20)) {
             for (SstOptions o : new SstOptions[] {new SstOptions().withCacheFullFilters(true),
                     new SstOptions().withCache(cache).withMmap(true)}) {
@@ -290,7 +290,7 @@ class JniBackendTest {
 
     private static long[] statsArray(CacheStats s) {
         return new long[] {s.capacity(), s.bytesHeld(), s.entries(), s.hits(), s.misses(), s.reads(), s.bytesRead(),
-            s.readErrors(), s.badBlocks(), s.evictions(), s.uncached()};
+            s.readErrors(), s.badBlocks(), s.evictions(), s.uncached(), s.openFiles()};
     }
 
     @org.junit.jupiter.api.io.TempDir
