@@ -8,7 +8,11 @@
 //   (LRUCache, and HyperClockCache) with cache_index_and_filter_blocks =
 //   true (pin_top_level_index_and_filter, its default, keeps each file's
 //   top-level index pinned); Get per key and MultiGet per file's keys of a
-//   batch. Hit ratio: the BLOCK_CACHE_FILTER_HIT / _MISS tickers.
+//   batch. Hit ratio: the perf context's block_cache_filter_hit_count and
+//   filter_block_read_count (PerfLevel kEnableCount). Not the Statistics
+//   tickers: Statistics keeps per-core counters found by PhysicalCoreID(),
+//   which in a build without ROCKSDB_SCHED_GETCPU_PRESENT executes CPUID, a
+//   trap to the hypervisor on a VM (measured: 91% of the time).
 //   Ours: rocksfilter_sst_open_ex with one rocksfilter_cache (partitions
 //   read on demand, by path); rocksfilter_sst_may_match per key and
 //   rocksfilter_sst_may_match_batch per file's keys of a batch. Hit ratio:
@@ -39,9 +43,10 @@
 #include "rocksdb/cache.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/options.h"
+#include "rocksdb/perf_context.h"
+#include "rocksdb/perf_level.h"
 #include "rocksdb/sst_file_reader.h"
 #include "rocksdb/sst_file_writer.h"
-#include "rocksdb/statistics.h"
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 #include "rocksfilter.h"
@@ -54,7 +59,7 @@ using bench::Key;
 using bench::NowNs;
 using bench::SplitMix;
 
-rocksdb::Options TableOptions(std::shared_ptr<rocksdb::Cache> cache, std::shared_ptr<rocksdb::Statistics> stats) {
+rocksdb::Options TableOptions(std::shared_ptr<rocksdb::Cache> cache) {
   rocksdb::BlockBasedTableOptions t;
   t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   t.partition_filters = true;
@@ -65,7 +70,6 @@ rocksdb::Options TableOptions(std::shared_ptr<rocksdb::Cache> cache, std::shared
   rocksdb::Options o;
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   o.compression = rocksdb::kNoCompression;
-  o.statistics = stats;
   return o;
 }
 
@@ -124,7 +128,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> paths;
   uint64_t filter_bytes = 0, partitions = 0;
   {
-    rocksdb::Options opts = TableOptions(nullptr, nullptr);
+    rocksdb::Options opts = TableOptions(nullptr);
     for (size_t f = 0; f < files; f++) {
       std::string path = dir + "/" + std::to_string(f) + ".sst";
       rocksdb::SstFileWriter w(rocksdb::EnvOptions(), opts);
@@ -140,9 +144,7 @@ int main(int argc, char** argv) {
       paths.push_back(path);
       rocksdb::SstFileReader r(opts);
       if (!(st = r.Open(path)).ok()) Die("SstFileReader::Open", st);
-      auto props = r.GetTableProperties();
-      filter_bytes += props->filter_size;
-      partitions += props->index_partitions;
+      filter_bytes += r.GetTableProperties()->filter_size;
     }
   }
   const size_t capacity = size_t(filter_bytes / ratio);
@@ -179,20 +181,22 @@ int main(int argc, char** argv) {
       fprintf(stderr, "rocksfilter_sst_open_ex: %s\n", err);
       return 1;
     }
+    rocksfilter_sst_properties p;
+    rocksfilter_sst_get_properties(ours[f], &p);
+    partitions += p.num_partitions;
   }
   // RocksDB: readers sharing one block cache, LRU and HyperClock.
   struct Rocks {
     const char* name;
     std::shared_ptr<rocksdb::Cache> cache;
-    std::shared_ptr<rocksdb::Statistics> stats;
     std::vector<std::unique_ptr<rocksdb::SstFileReader>> readers;
   };
   std::vector<Rocks> rocks;
-  rocks.push_back({"rocksdb_lru", rocksdb::NewLRUCache(capacity), rocksdb::CreateDBStatistics(), {}});
-  rocks.push_back({"rocksdb_hyperclock", rocksdb::HyperClockCacheOptions(capacity, 0).MakeSharedCache(),
-                   rocksdb::CreateDBStatistics(), {}});
+  rocks.push_back({"rocksdb_lru", rocksdb::NewLRUCache(capacity), {}});
+  rocks.push_back({"rocksdb_hyperclock", rocksdb::HyperClockCacheOptions(capacity, 0).MakeSharedCache(), {}});
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
   for (auto& r : rocks) {
-    rocksdb::Options opts = TableOptions(r.cache, r.stats);
+    rocksdb::Options opts = TableOptions(r.cache);
     for (size_t f = 0; f < files; f++) {
       r.readers.emplace_back(new rocksdb::SstFileReader(opts));
       rocksdb::Status st = r.readers.back()->Open(paths[f]);
@@ -233,11 +237,9 @@ int main(int argc, char** argv) {
                                  "rocksdb_hyperclock_get", "rocksdb_hyperclock_multiget"}) {
         std::string m = method;
         uint64_t maybe = 0;
-        double hit0 = 0, miss0 = 0;
         Rocks* r = m.find("lru") != std::string::npos ? &rocks[0] : m.find("hyperclock") != std::string::npos ? &rocks[1] : nullptr;
         if (r) {
-          hit0 = r->stats->getTickerCount(rocksdb::BLOCK_CACHE_FILTER_HIT);
-          miss0 = r->stats->getTickerCount(rocksdb::BLOCK_CACHE_FILTER_MISS);
+          rocksdb::get_perf_context()->Reset();
         }
         rocksfilter_cache_stats before = ours_stats();
         double t0 = NowNs();
@@ -293,8 +295,8 @@ int main(int argc, char** argv) {
         double hits, misses;
         uint64_t held;
         if (r) {
-          hits = r->stats->getTickerCount(rocksdb::BLOCK_CACHE_FILTER_HIT) - hit0;
-          misses = r->stats->getTickerCount(rocksdb::BLOCK_CACHE_FILTER_MISS) - miss0;
+          hits = double(rocksdb::get_perf_context()->block_cache_filter_hit_count);
+          misses = double(rocksdb::get_perf_context()->filter_block_read_count);
           held = r->cache->GetUsage();
         } else {
           rocksfilter_cache_stats after = ours_stats();
