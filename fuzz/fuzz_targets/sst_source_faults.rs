@@ -10,13 +10,20 @@
 //! when no fault fired, the open equals the open from memory (same filter
 //! type, same answers) and every key of a synthetic base may match; the
 //! source is never asked past its size, nor after the open returned.
+//!
+//! Then the same file through a filter cache of a few KiB (the source kept,
+//! partitions and full filters read by queries), with the faults firing on
+//! the queries' reads: no panic, every key of a synthetic base may match,
+//! and where no fault fired, the answers of the open from memory.
 #![no_main]
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use rocksfilter::sst::{Source, SstOptions};
-use rocksfilter::{ErrorKind, Sst};
+use rocksfilter::{ErrorKind, FilterCache, Sst};
 use rocksfilter_fuzz::craft::Crafted;
 use rocksfilter_fuzz::probe_keys;
 
@@ -58,6 +65,49 @@ impl Source for Faulty<'_> {
             return Ok(());
         }
         self.fired.set(true);
+        match self.mode % 4 {
+            0 => Err(std::io::Error::other("injected failure")),
+            1 => {
+                let keep = self.at % buf.len();
+                buf[keep..].fill(0);
+                Ok(())
+            }
+            _ => {
+                let i = self.at % buf.len();
+                buf[i] ^= self.xor | 1;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A source a cached handle keeps: the same faults, on the reads after
+/// `open_reads` (the queries' reads).
+struct KeptFaulty {
+    file: Vec<u8>,
+    mode: u8,
+    nth: u32,
+    at: usize,
+    xor: u8,
+    calls: AtomicU32,
+    open_reads: AtomicU32,
+    fired: AtomicBool,
+}
+
+impl Source for KeptFaulty {
+    fn size(&self) -> std::io::Result<u64> {
+        Ok(self.file.len() as u64)
+    }
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        assert!(offset + buf.len() as u64 <= self.file.len() as u64, "read past the size");
+        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        buf.copy_from_slice(&self.file[offset as usize..offset as usize + buf.len()]);
+        let after = n.saturating_sub(self.open_reads.load(Ordering::SeqCst));
+        let hit = after > 0 && (self.mode % 4 == 3 || after % self.nth == 0);
+        if !hit || buf.is_empty() {
+            return Ok(());
+        }
+        self.fired.store(true, Ordering::SeqCst);
         match self.mode % 4 {
             0 => Err(std::io::Error::other("injected failure")),
             1 => {
@@ -146,4 +196,38 @@ fuzz_target!(|data: &[u8]| {
     // Nothing reads the source after the open returned.
     drop(opened);
     assert_eq!(src.calls.get(), calls);
+
+    // Through a cache: the source kept, faults on the queries' reads.
+    let kept = Arc::new(KeptFaulty {
+        file: file.clone(),
+        mode: head[0],
+        nth: 1 + (head[1] % 4) as u32,
+        at: u16::from_le_bytes([head[2], head[3]]) as usize,
+        xor: head[4],
+        calls: AtomicU32::new(0),
+        open_reads: AtomicU32::new(u32::MAX),
+        fired: AtomicBool::new(false),
+    });
+    let cache = FilterCache::new(2048 + 1024 * (head[1] as usize >> 4));
+    let options = SstOptions::default().with_cache(cache.clone()).with_cache_full_filters(head[0] & 8 != 0);
+    let Ok(cached) = Sst::open_shared(kept.clone(), options) else { return };
+    kept.open_reads.store(kept.calls.load(Ordering::SeqCst), Ordering::SeqCst);
+    let memory = Sst::from_bytes(&file).ok();
+    let mut batch = vec![false; probes.len()];
+    cached.may_match_batch(&probes, &mut batch);
+    for (k, b) in probes.iter().zip(&batch) {
+        let single = cached.may_match(k);
+        if !kept.fired.load(Ordering::SeqCst) {
+            if let Some(m) = &memory {
+                assert_eq!(single, m.may_match(k), "cached and memory opens differ on {k:?}");
+                assert_eq!(*b, single, "cached batch and single differ on {k:?}");
+            }
+        }
+    }
+    for k in &keys {
+        assert!(cached.may_match(k), "a key of the synthetic base answered absent through the cache");
+    }
+    assert!(cache.bytes_held() <= cache.capacity());
+    drop(cached);
+    assert_eq!(cache.bytes_held(), 0);
 });
