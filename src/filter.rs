@@ -583,6 +583,28 @@ impl<'a> Filter<'a> {
         }
     }
 
+    /// This filter's bytes and geometry when its kernel is FastLocalBloom's
+    /// one-round AVX2 kernel (at most 8 probes, AVX2 detected): what
+    /// [`fast_local::may_match_routed_avx2`] probes.
+    #[inline]
+    pub(crate) fn fast_local_le8(&self) -> Option<(&[u8], FastLocalGeometry)> {
+        match self.reader {
+            Reader::FastLocal(g, fast_local::Kernel::Avx2Le8) => Some((self.as_bytes(), g)),
+            _ => None,
+        }
+    }
+
+    /// This filter's bytes and geometry when its kernel is
+    /// Standard128Ribbon's AVX2 one (AVX2 and POPCNT detected): what
+    /// [`ribbon::may_match_routed_avx2`] queries.
+    #[inline]
+    pub(crate) fn ribbon_avx2(&self) -> Option<(&[u8], &RibbonGeometry)> {
+        match &self.reader {
+            Reader::Ribbon(g, ribbon::Kernel::Avx2) => Some((self.as_bytes(), g)),
+            _ => None,
+        }
+    }
+
     /// Second half: the answer for `key`, whose [`Filter::prepare_probe`]
     /// gave `hash`.
     #[inline]

@@ -61,3 +61,14 @@ pub(crate) trait Format: Copy + std::fmt::Debug {
         results: &mut [bool],
     );
 }
+
+/// Where a routed batch (a batch over many filters of one format, each key
+/// sent to one of them: a partitioned filter's partitions) sends one key.
+/// `G`: the format's geometry (or a reference to it).
+pub(crate) enum Route<'d, 'k, G> {
+    /// Probe `key` in the filter with these bytes (the whole block) and
+    /// geometry.
+    Probe(&'d [u8], G, &'k [u8]),
+    /// The answer, found otherwise.
+    Answered(bool),
+}

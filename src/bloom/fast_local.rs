@@ -16,7 +16,7 @@
 use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
 use crate::arch::{prefetch_line, Features};
 use crate::error::Result;
-use crate::format::{Format, METADATA_LEN};
+use crate::format::{Format, Route, METADATA_LEN};
 
 /// Trailer byte 0: -1, "newer Bloom implementations" (`kMetadataLen`'s
 /// first byte in `FastLocalBloomBitsBuilder::Finish`).
@@ -675,6 +675,65 @@ impl FastLocalGeometry {
                 } else {
                     line_matches_scalar(line, h2s[j], self.num_probes)
                 };
+            }
+        }
+    }
+}
+
+/// A batch over many FastLocalBloom filters, each key routed to one of
+/// them (a partitioned filter's partitions): the full-filter batch's two
+/// passes (hash every key of 32 and prefetch its line, then probe), with
+/// the filter chosen per key. `results[i]` answers key i; `route(i)` is
+/// called once per key, in order.
+///
+/// Safety: the CPU supports AVX2, and every [`Route::Probe`] comes from a
+/// filter whose kernel is [`Kernel::Avx2Le8`] (at most 8 probes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
+    route: impl Fn(usize) -> Route<'d, 'k, FastLocalGeometry>,
+    results: &mut [bool],
+) {
+    const BATCH: usize = 32;
+    let mut lines: [Option<&[u8; LINE]>; BATCH] = [None; BATCH];
+    let mut h2s = [0u32; BATCH];
+    let mut lanes = [&PROBE_LANES[0]; BATCH];
+    let n = results.len();
+    for start in (0..n).step_by(BATCH) {
+        let m = BATCH.min(n - start);
+        for j in 0..m {
+            lines[j] = None;
+            match route(start + j) {
+                Route::Probe(data, g, key) => {
+                    debug_assert!(g.num_probes <= 8);
+                    let h = crate::hash::hash64_inline(key);
+                    let off = g.line_offset(h);
+                    prefetch_line(data, off);
+                    // Always in the block (FastRange32 maps onto 0..lines,
+                    // and lines * 64 < its length); "may match" otherwise.
+                    lines[j] = data.get(off..off.wrapping_add(LINE)).and_then(|l| l.try_into().ok());
+                    results[start + j] = true;
+                    h2s[j] = (h >> 32) as u32;
+                    lanes[j] = g.first_round_lanes;
+                }
+                Route::Answered(b) => results[start + j] = b,
+            }
+        }
+        for j in 0..m {
+            if let Some(line) = lines[j] {
+                use core::arch::x86_64::*;
+                // SAFETY: unaligned loads of the 64-byte line and of the
+                // 32-byte lane row, both references.
+                let (lower, upper, lane) = unsafe {
+                    (
+                        _mm256_loadu_si256(line.as_ptr() as *const __m256i),
+                        _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i),
+                        _mm256_loadu_si256(lanes[j].as_ptr() as *const __m256i),
+                    )
+                };
+                // One round: at most 8 probes (the caller's contract).
+                let (values, mask) = probe_round(lower, upper, h2s[j], lane);
+                results[start + j] = _mm256_testc_si256(values, mask) != 0;
             }
         }
     }

@@ -47,7 +47,7 @@ pub use config::RibbonFailure;
 
 use crate::arch::{prefetch, Features};
 use crate::error::{Error, Result};
-use crate::format::{Format, METADATA_LEN};
+use crate::format::{Format, Route, METADATA_LEN};
 
 /// `Standard128RibbonBitsBuilder::kMaxRibbonEntries`: above this RocksDB
 /// always uses the Bloom builder (keeps num_slots, bytes and the 24-bit
@@ -549,6 +549,50 @@ impl RibbonGeometry {
     #[inline]
     pub fn may_match_hash(&self, data: &[u8], h: u64) -> bool {
         self.query_prepared(data, &self.prepare(h))
+    }
+}
+
+/// A batch over many Standard128Ribbon filters, each key routed to one of
+/// them (a partitioned filter's partitions): the full-filter batch's two
+/// passes (hash and prepare every key of 32, prefetching its window's
+/// first and last lines, then query), with the filter chosen per key.
+/// `results[i]` answers key i; `route(i)` is called once per key, in
+/// order.
+///
+/// Safety: the CPU supports AVX2 and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
+    route: impl Fn(usize) -> Route<'d, 'k, &'d RibbonGeometry>,
+    results: &mut [bool],
+) {
+    const BATCH: usize = 32;
+    let mut prepared = [RibbonPrepared::default(); BATCH];
+    let mut filters: [Option<(&[u8], &RibbonGeometry)>; BATCH] = [None; BATCH];
+    let n = results.len();
+    for start in (0..n).step_by(BATCH) {
+        let m = BATCH.min(n - start);
+        for j in 0..m {
+            filters[j] = None;
+            match route(start + j) {
+                Route::Probe(data, g, key) => {
+                    prepared[j] = g.prepare(crate::hash::hash64_inline(key));
+                    let range = prepared[j].byte_range();
+                    // As in the full-filter batch: the window's first and
+                    // last lines.
+                    prefetch(data, range.start);
+                    prefetch(data, range.end.saturating_sub(1));
+                    filters[j] = Some((data, g));
+                }
+                Route::Answered(b) => results[start + j] = b,
+            }
+        }
+        for j in 0..m {
+            if let Some((data, g)) = filters[j] {
+                // SAFETY: the caller's contract (AVX2 and POPCNT).
+                results[start + j] = unsafe { g.query_prepared_avx2(data, &prepared[j]) };
+            }
+        }
     }
 }
 

@@ -14,7 +14,10 @@ use super::ondemand::{Keep, OnDemand};
 use super::separators::Separators;
 use super::{fatal_io, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
 use crate::error::Result;
+use crate::bloom::fast_local;
 use crate::filter::Filter;
+use crate::format::Route;
+use crate::ribbon;
 
 /// Keys a batch over partitions read on demand groups at a time (8 KiB of
 /// stack): each group's block is looked up once per this many keys.
@@ -34,6 +37,25 @@ pub struct Partitions<'a> {
     /// Partitions whose filter block RocksDB could not read either (bad
     /// checksum, out of bounds, malformed): they answer "may match".
     unreadable: Vec<String>,
+    /// Which routed batch kernel serves every (loaded) filter, if one does.
+    routed: Routed,
+}
+
+/// The batch kernel that can answer for every partition: each key's
+/// partition found and its probe prepared and prefetched for 32 keys,
+/// then probed, in one kernel compiled for the CPU's features (the
+/// generic batch calls each partition's query through its `Filter`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Routed {
+    /// Mixed formats, kernels without AVX2, or partitions read on demand.
+    No,
+    /// FastLocalBloom with the one-round AVX2 kernel (RocksDB's Bloom
+    /// filters up to ~14 bits/key): [`fast_local::may_match_routed_avx2`].
+    Bloom,
+    /// Standard128Ribbon with the AVX2 kernel, except maybe a few Bloom
+    /// fallbacks (queried one key at a time):
+    /// [`ribbon::may_match_routed_avx2`].
+    Ribbon,
 }
 
 /// Where the distinct filter blocks are.
@@ -125,6 +147,9 @@ impl<'a> Partitions<'a> {
 
     /// May any partition a query for `key` can land on match `probe`?
     pub(super) fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
+        if let Some(i) = self.seps.lookup().and_then(|l| l.single(key)) {
+            return self.probe_at(i, probe);
+        }
         match self.key_candidates(key) {
             Some(r) if r.is_empty() => true,
             Some(r) => r.into_iter().any(|i| self.probe_at(i, probe)),
@@ -182,17 +207,28 @@ impl<'a> Partitions<'a> {
             Store::Resident(f) => f,
             Store::OnDemand(o) => return self.may_match_batch_on_demand(o, n, key, probe, results),
         };
+        #[cfg(target_arch = "x86_64")]
+        if self.routed != Routed::No {
+            return self.may_match_batch_routed(unique, n, key, probe, results);
+        }
         const BATCH: usize = 32;
         // Partition of each key of the batch (NONE: answered in pass 1)
         // and its prepared hash.
         const NONE: u32 = u32::MAX;
         let mut part = [NONE; BATCH];
         let mut hash = [0u64; BATCH];
+        let lookup = self.seps.lookup();
         for c0 in (0..n).step_by(BATCH) {
             let m = (n - c0).min(BATCH);
             for j in 0..m {
                 let i = c0 + j;
                 part[j] = NONE;
+                if let Some(p) = lookup.and_then(|l| l.single(key(i))) {
+                    debug_assert_eq!(self.key_candidates(key(i)), Some(p..p + 1));
+                    part[j] = self.which[p];
+                    hash[j] = unique[part[j] as usize].prepare_probe(probe(i));
+                    continue;
+                }
                 match self.key_candidates(key(i)) {
                     Some(r) if r.len() == 1 => {
                         part[j] = self.which[r.start];
@@ -207,6 +243,88 @@ impl<'a> Partitions<'a> {
                 if part[j] != NONE {
                     results[c0 + j] = unique[part[j] as usize].probe_prepared(probe(c0 + j), hash[j]);
                 }
+            }
+        }
+    }
+
+    /// [`Partitions::may_match_batch`] through a routed kernel
+    /// ([`Routed`]), 32 keys at a time in three steps, each over all 32 so
+    /// that the CPU overlaps the keys' loads (one key's steps depend on
+    /// each other: about 60 cycles of latency, which the out-of-order
+    /// window covers for 3 keys when done key by key; measured,
+    /// `benches/partitioned.rs`): the keys' buckets; their partitions
+    /// (the search for keys whose bucket holds a separator; keys that can
+    /// land on several answered on the spot); then the kernel hashes,
+    /// prefetches and probes.
+    #[cfg(target_arch = "x86_64")]
+    fn may_match_batch_routed<'k>(
+        &self,
+        unique: &[Filter<'a>],
+        n: usize,
+        key: &impl Fn(usize) -> &'k [u8],
+        probe: &impl Fn(usize) -> &'k [u8],
+        results: &mut [bool],
+    ) {
+        const CHUNK: usize = 32;
+        const ANSWERED: u32 = u32::MAX;
+        let lookup = self.seps.lookup();
+        let mut located = [(usize::MAX, 0u64); CHUNK];
+        // Each key's distinct filter, or ANSWERED (then `answer`).
+        let mut part = [ANSWERED; CHUNK];
+        let mut answer = [false; CHUNK];
+        for c0 in (0..n).step_by(CHUNK) {
+            let m = (n - c0).min(CHUNK);
+            if let Some(l) = lookup {
+                for (j, at) in located[..m].iter_mut().enumerate() {
+                    *at = l.locate(key(c0 + j));
+                }
+            }
+            for j in 0..m {
+                let (i, k) = (c0 + j, key(c0 + j));
+                let s = match lookup.and_then(|l| l.resolve(located[j])) {
+                    Some(s) => {
+                        debug_assert_eq!(self.key_candidates(k), Some(s..s + 1));
+                        Some(s)
+                    }
+                    None => match self.key_candidates(k) {
+                        Some(r) if r.len() == 1 => Some(r.start),
+                        _ => None,
+                    },
+                };
+                part[j] = match s {
+                    Some(s) => self.which[s],
+                    None => {
+                        answer[j] = self.may_match(k, probe(i));
+                        ANSWERED
+                    }
+                };
+            }
+            let out = &mut results[c0..c0 + m];
+            let filter = |j: usize| unique.get(part[j] as usize).ok_or(answer[j]);
+            if self.routed == Routed::Bloom {
+                let route = |j: usize| match filter(j) {
+                    Ok(f) => match f.fast_local_le8() {
+                        Some((data, g)) => Route::Probe(data, g, probe(c0 + j)),
+                        None => Route::Answered(f.may_match(probe(c0 + j))),
+                    },
+                    Err(b) => Route::Answered(b),
+                };
+                // SAFETY: Routed::Bloom only when every filter's kernel is
+                // Avx2Le8, chosen only on CPUs with AVX2; every Probe comes
+                // from `fast_local_le8`, which gives only such filters.
+                unsafe { fast_local::may_match_routed_avx2(route, out) };
+            } else {
+                let route = |j: usize| match filter(j) {
+                    Ok(f) => match f.ribbon_avx2() {
+                        Some((data, g)) => Route::Probe(data, g, probe(c0 + j)),
+                        None => Route::Answered(f.may_match(probe(c0 + j))),
+                    },
+                    Err(b) => Route::Answered(b),
+                };
+                // SAFETY: Routed::Ribbon only when every filter's kernel
+                // is Ribbon's Avx2, chosen only on CPUs with AVX2 and
+                // POPCNT.
+                unsafe { ribbon::may_match_routed_avx2(route, out) };
             }
         }
     }
@@ -229,8 +347,14 @@ impl<'a> Partitions<'a> {
         for c0 in (0..n).step_by(ON_DEMAND_BATCH) {
             let m = (n - c0).min(ON_DEMAND_BATCH);
             let mut k = 0;
+            let lookup = self.seps.lookup();
             for j in 0..m {
                 let i = c0 + j;
+                if let Some(p) = lookup.and_then(|l| l.single(key(i))) {
+                    order[k] = u64::from(self.which[p]) << 32 | j as u64;
+                    k += 1;
+                    continue;
+                }
                 match self.key_candidates(key(i)) {
                     Some(r) if r.len() == 1 => {
                         order[k] = u64::from(self.which[r.start]) << 32 | j as u64;
@@ -259,6 +383,9 @@ impl<'a> Partitions<'a> {
     /// the lookup alone (`benches/partitioned.rs`).
     #[doc(hidden)]
     pub fn candidates_for_key(&self, key: &[u8]) -> Option<Range<usize>> {
+        if let Some(i) = self.seps.lookup().and_then(|l| l.single(key)) {
+            return Some(i..i + 1);
+        }
         self.key_candidates(key)
     }
 
@@ -396,7 +523,7 @@ impl<'a> Partitions<'a> {
         if let Some(keep) = keep {
             let o = OnDemand::new(keep, footer, fetch.verify(), &distinct, "filter partition");
             let unreadable = o.out_of_bounds().collect();
-            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable };
+            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable, routed: Routed::No };
             p.seps.prepare_lookups();
             return Ok(Ok(p));
         }
@@ -426,7 +553,21 @@ impl<'a> Partitions<'a> {
                 Filter::always_true()
             }));
         }
-        let p = Partitions { seps, store: Store::Resident(unique), which, unreadable };
+        let routed = if !cfg!(target_arch = "x86_64") {
+            Routed::No
+        } else if unique.iter().all(|f| f.fast_local_le8().is_some()) {
+            Routed::Bloom
+        } else if unique.iter().all(|f| f.ribbon_avx2().is_some() || f.kind() != crate::Kind::Standard128Ribbon)
+            && unique.iter().any(|f| f.ribbon_avx2().is_some())
+        {
+            // Ribbon partitions, and maybe a few small ones RocksDB's
+            // Ribbon policy wrote as Bloom (its fallback below a key
+            // count): those are queried one key at a time.
+            Routed::Ribbon
+        } else {
+            Routed::No
+        };
+        let p = Partitions { seps, store: Store::Resident(unique), which, unreadable, routed };
         // The lookup form of the separators, made now so that no query
         // allocates (8 bytes per partition).
         p.seps.prepare_lookups();
