@@ -46,21 +46,22 @@ pub(super) struct Separators {
 /// answers most lookups with one load: a key's head maps to a bucket by a
 /// monotone function, and a bucket that holds no separator's head lies
 /// wholly between two separators, so its first-separator entry is the
-/// answer. Only keys whose bucket holds a separator search, within it, by
+/// answer (one that holds one separator takes one more compare,
+/// [`Lookup`]). Only keys whose bucket holds more search, within it, by
 /// branch-free halving. A binary search over 300 partitions is 9
-/// dependent loads and compares, mispredicted exits included; measured
-/// (`benches/partitioned.rs`, 304 partitions of hex keys): the lookup
-/// alone was 22.5 ns per key by binary search, 15 ns with a table over the
-/// heads' top bits (text keys leave most of those bits constant, so each
-/// used bucket still held about ten separators), and is about 3 ns with
-/// the buckets below.
+/// dependent loads and compares, mispredicted exits included. Measured
+/// (`benches/partitioned.rs`, 304 partitions of hex keys, Bloom batch per
+/// key, the full filter's 4.7 ns included): 41.9 ns by binary search, 25.1
+/// with a table over the heads' top bits (text keys leave most of those
+/// bits constant, so each bucket in use still held about ten separators),
+/// 16.0 with the buckets below (BENCHMARKS.md has the steps).
 ///
 /// The bucket function ranks each of the head's first bytes among the
 /// values the separators have at that byte ([`Digits`]), so text keys
 /// (16 hex digits, 10 decimal ones) spread over the buckets as evenly as
 /// binary ones. There are about 16 buckets per separator (a key falls in
-/// a bucket holding a separator about 1 time in 16 when keys are spread
-/// like the separators), 4 bytes each, at most 65,536 (256 KiB for a very
+/// a bucket holding a separator 4.4% of the time on the benchmark's keys,
+/// which are spread like the separators), 4 bytes each, at most 65,536 (256 KiB for a very
 /// large data-block index); the rank tables are 2 KiB per byte ranked
 /// ([`RANKED`]).
 #[derive(Clone, Debug, Default)]
@@ -247,8 +248,9 @@ impl Heads {
 /// no branch a random key mispredicts: a key of at least 8 bytes that
 /// shares the separators' common prefix and falls in a bucket that holds
 /// no separator's head lands on exactly one separator, the bucket table's
-/// entry. About 95% of keys spread like the separators do
-/// (`benches/partitioned.rs`: 304 partitions of hex keys, 4.4% not).
+/// entry, or one compare away from it when the bucket holds one
+/// separator. That is over 95% of keys spread like the separators
+/// (`benches/partitioned.rs`: 304 partitions of hex keys).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Lookup<'s> {
     heads: &'s Heads,
