@@ -191,11 +191,13 @@ impl<'a> Partitions<'a> {
     }
 
     /// [`Partitions::may_match`] for many keys, in RocksDB's MultiGet
-    /// style across partitions: for [`BATCH`] keys at a time, each key's
+    /// style across partitions: for 32 keys at a time, each key's
     /// partition is found and its probe hashed and prefetched, then every
     /// key is probed, so the memory latency of one key's probe overlaps the
-    /// others' work. Keys that can land on more than one partition (or on
-    /// none) are answered on the spot as by [`Partitions::may_match`].
+    /// others' work (in one kernel per format when [`Routed`] allows:
+    /// `may_match_batch_routed`; else through each partition's `Filter`).
+    /// Keys that can land on more than one partition (or on none) are
+    /// answered on the spot as by [`Partitions::may_match`].
     pub(super) fn may_match_batch<'k>(
         &self,
         n: usize,
