@@ -283,7 +283,11 @@ impl<'a> Partitions<'a> {
             }
             for j in 0..m {
                 let (i, k) = (c0 + j, key(c0 + j));
-                let s = match lookup.and_then(|l| l.resolve(located[j])) {
+                let found = match lookup {
+                    Some(l) => l.resolve(located[j]),
+                    None => None,
+                };
+                let s = match found {
                     Some(s) => {
                         debug_assert_eq!(self.key_candidates(k), Some(s..s + 1));
                         Some(s)

