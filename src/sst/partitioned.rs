@@ -274,6 +274,14 @@ impl<'a> Partitions<'a> {
         // Each key's distinct filter, or ANSWERED (then `answer`).
         let mut part = [ANSWERED; CHUNK];
         let mut answer = [false; CHUNK];
+        // Each distinct filter's bytes and geometry side by side (32 bytes
+        // each; 9.5 KiB for 304 partitions), gathered once for a batch of
+        // at least 8 keys per filter, so that a key's route is one load
+        // rather than its `Filter`'s fields (measured,
+        // `benches/partitioned.rs`, Bloom: 16.1 -> 14.8 ns per key).
+        let gather = n >= 8 * unique.len();
+        let bloom: Vec<_> = if gather && self.routed == Routed::Bloom { unique.iter().map(Filter::fast_local_le8).collect() } else { Vec::new() };
+        let ribbon: Vec<_> = if gather && self.routed == Routed::Ribbon { unique.iter().map(Filter::ribbon_avx2).collect() } else { Vec::new() };
         for c0 in (0..n).step_by(CHUNK) {
             let m = (n - c0).min(CHUNK);
             if let Some(l) = lookup {
@@ -306,30 +314,17 @@ impl<'a> Partitions<'a> {
                 };
             }
             let out = &mut results[c0..c0 + m];
-            let filter = |j: usize| unique.get(part[j] as usize).ok_or(answer[j]);
             if self.routed == Routed::Bloom {
-                let route = |j: usize| match filter(j) {
-                    Ok(f) => match f.fast_local_le8() {
-                        Some((data, g)) => Route::Probe(data, g, probe(c0 + j)),
-                        None => Route::Answered(f.may_match(probe(c0 + j))),
-                    },
-                    Err(b) => Route::Answered(b),
-                };
+                let route = |j: usize| route(&bloom, unique, Filter::fast_local_le8, part[j], answer[j], probe(c0 + j));
                 // SAFETY: Routed::Bloom only when every filter's kernel is
                 // Avx2Le8, chosen only on CPUs with AVX2; every Probe comes
                 // from `fast_local_le8`, which gives only such filters.
                 unsafe { fast_local::may_match_routed_avx2(route, out) };
             } else {
-                let route = |j: usize| match filter(j) {
-                    Ok(f) => match f.ribbon_avx2() {
-                        Some((data, g)) => Route::Probe(data, g, probe(c0 + j)),
-                        None => Route::Answered(f.may_match(probe(c0 + j))),
-                    },
-                    Err(b) => Route::Answered(b),
-                };
+                let route = |j: usize| route(&ribbon, unique, Filter::ribbon_avx2, part[j], answer[j], probe(c0 + j));
                 // SAFETY: Routed::Ribbon only when every filter's kernel
                 // is Ribbon's Avx2, chosen only on CPUs with AVX2 and
-                // POPCNT.
+                // POPCNT; every Probe comes from `ribbon_avx2`.
                 unsafe { ribbon::may_match_routed_avx2(route, out) };
             }
         }
@@ -578,5 +573,31 @@ impl<'a> Partitions<'a> {
         // allocates (8 bytes per partition).
         p.seps.prepare_lookups();
         Ok(Ok(p))
+    }
+}
+
+/// A key's route into a routed kernel: probe distinct filter `u` (its
+/// bytes and geometry from `flat` when gathered, else from the filter
+/// through `geometry`; a filter the kernel cannot query answers itself),
+/// or `answer` when `u` is none (the key was answered on the spot).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn route<'f, 'a: 'f, 'k, G: Copy>(
+    flat: &[Option<(&'f [u8], G)>],
+    unique: &'f [Filter<'a>],
+    geometry: impl Fn(&'f Filter<'a>) -> Option<(&'f [u8], G)>,
+    u: u32,
+    answer: bool,
+    probe: &'k [u8],
+) -> Route<'f, 'k, G> {
+    let u = u as usize;
+    let routed = match (flat.get(u), unique.get(u)) {
+        (Some(&r), _) => r,
+        (None, Some(f)) if flat.is_empty() => geometry(f),
+        _ => return Route::Answered(answer),
+    };
+    match routed {
+        Some((data, g)) => Route::Probe(data, g, probe),
+        None => Route::Answered(unique[u].may_match(probe)),
     }
 }

@@ -54,17 +54,20 @@ pub(super) struct Separators {
 /// key, the full filter's 4.7 ns included): 41.9 ns by binary search, 25.1
 /// with a table over the heads' top bits (text keys leave most of those
 /// bits constant, so each bucket in use still held about ten separators),
-/// 16.1-16.4 with the buckets below (BENCHMARKS.md has the steps).
+/// 16.1-16.4 with the buckets below and 2-byte digits, 14.7-15.5 with
+/// 4-byte digits, 2-byte buckets and the batch's gathered geometry
+/// (BENCHMARKS.md has the steps).
 ///
 /// The bucket function ranks each of the head's first bytes among the
 /// values the separators have at that byte ([`Digits`]), so text keys
 /// (16 hex digits, 10 decimal ones) spread over the buckets as evenly as
 /// binary ones. There are 16 buckets per separator (a key falls in a
 /// bucket holding a separator 4.4% of the time on the benchmark's keys,
-/// which are spread like the separators), 4 bytes each, at most 65,536
-/// (256 KiB for a very large data-block index), and 2 KiB of digit
-/// tables: 84 bytes per partition on a file of 102 (`tests/handles.rs`
-/// holds a handle to 256 bytes per partition beyond its filter).
+/// which are spread like the separators), 2 bytes each ([`Radix`]; 4
+/// past 65,535 separators), at most 65,536 (256 KiB for a very large
+/// data-block index), and 4 KiB of digit tables: 72 bytes per partition
+/// on a file of 102 (`tests/handles.rs` holds a handle to 256 bytes per
+/// partition beyond its filter).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Heads {
     common: Vec<u8>,
@@ -81,7 +84,34 @@ pub(super) struct Heads {
     /// `radix[b]`: the first separator whose head is in bucket `b` or a
     /// later one (`bucket`); `radix.len()` is the bucket count + 1, and the
     /// last entry is the number of separators.
-    radix: Vec<u32>,
+    radix: Radix,
+}
+
+/// The bucket table's entries (separator indexes): 2 bytes each while
+/// they fit (fewer than 65,536 separators: every top-level index of a
+/// filter), which halves the table a lookup touches (9.5 KiB for 304
+/// partitions, in L1) and its share of a handle's memory.
+#[derive(Clone, Debug)]
+enum Radix {
+    Narrow(Box<[u16]>),
+    Wide(Box<[u32]>),
+}
+
+impl Default for Radix {
+    fn default() -> Self {
+        Radix::Narrow(Box::new([]))
+    }
+}
+
+impl Radix {
+    /// Entry `b`, None past the table.
+    #[inline(always)]
+    fn get(&self, b: usize) -> Option<usize> {
+        match self {
+            Radix::Narrow(v) => v.get(b).map(|&x| usize::from(x)),
+            Radix::Wide(v) => v.get(b).map(|&x| x as usize),
+        }
+    }
 }
 
 /// A monotone map from heads to `0..buckets`, which spends its range on
@@ -101,27 +131,29 @@ pub(super) struct Heads {
 /// or both do (equal from there). Separators never saturate, so two of
 /// them with different leading bytes stay apart.
 ///
-/// Each ranked byte has a table of 256 digits (2 bytes each, with the
-/// saturation flag), multiplied by its place value at query time: about 8
-/// instructions per byte, no branch. Measured against the alternatives
-/// (`benches/partitioned.rs`, Bloom batch per key): tables of 8-byte
-/// entries already multiplied, 14.4 ns but 8 KiB per handle; a 256-bit set
-/// per byte and a population count, 176 bytes but 18.5 ns. A handle keeps
-/// at most 256 bytes per partition beyond its filter
-/// (`tests/handles.rs`), so files with fewer than [`DIGITS_MIN`]
+/// Each ranked byte has a table of 256 entries of 4 bytes: the value's
+/// digit already multiplied by its place value (plus, for a saturating
+/// value, every later digit's largest), with the saturation flag in the
+/// top bit: about 4 instructions per byte, no branch. The number stays
+/// below 2^27 (bytes are ranked only while it is below 4 x 65,536
+/// buckets, and one more byte multiplies it by at most 257), so 31 bits
+/// hold it. Measured against the alternatives (`benches/partitioned.rs`,
+/// Bloom batch per key): 8-byte entries already multiplied, 14.4 ns but
+/// 8 KiB per handle; 2-byte digits multiplied at query time, 2 KiB but
+/// 16.3 ns; a 256-bit set per byte and a population count, 176 bytes but
+/// 18.5 ns. A handle keeps at most 256 bytes per partition beyond its
+/// filter (`tests/handles.rs`), so files with fewer than [`DIGITS_MIN`]
 /// separators have no tables.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Digits {
-    /// Per ranked byte, per value: its digit, with [`SATURATES`] set for
-    /// values no separator has there (all zero for bytes past those the
-    /// buckets need). None for fewer than [`DIGITS_MIN`] separators: one
-    /// bucket, searched.
-    rank: Option<Box<[[u16; 256]; RANKED]>>,
-    /// Per ranked byte: its place value, the product of the later radices
-    /// (0 for bytes past those the buckets need: they add nothing).
-    place: [u64; RANKED],
-    /// Buckets per unit of the mixed-radix number, as a 0.64 fixed-point
-    /// fraction (bucket = number * scale >> 64, below the bucket count).
+    /// Per ranked byte, per value: its digit times the byte's place value
+    /// (the product of the later radices), plus the later digits' largest
+    /// and [`SATURATES`] for values no separator has there (all zero for
+    /// bytes past those the buckets need). None for fewer than
+    /// [`DIGITS_MIN`] separators: one bucket, searched.
+    rank: Option<Box<[[u32; 256]; RANKED]>>,
+    /// Buckets per unit of the mixed-radix number, as a 32.32 fixed-point
+    /// number (bucket = number * scale >> 32, below the bucket count).
     scale: u64,
 }
 
@@ -130,19 +162,14 @@ struct Digits {
 /// 300 separators, and binary keys over 65,536.
 const RANKED: usize = 4;
 
-/// Separators below which there are no digit tables (2 KiB, against the
-/// 256 bytes per partition a handle may keep beyond its filter): a
-/// lookup among fewer searches them all, 4 steps.
-const DIGITS_MIN: usize = 16;
+/// Separators below which there are no digit tables (4 KiB, against the
+/// 256 bytes per partition a handle may keep beyond its filter: 24
+/// separators keep 171 bytes each of tables and 34 of buckets): a lookup
+/// among fewer searches them all, 5 steps.
+const DIGITS_MIN: usize = 24;
 
 /// Set in a table entry whose value no separator has (see [`Digits`]).
-const SATURATES: u16 = 1 << 15;
-
-impl Default for Digits {
-    fn default() -> Self {
-        Digits { rank: None, place: [0; RANKED], scale: 0 }
-    }
-}
+const SATURATES: u32 = 1 << 31;
 
 impl Digits {
     /// Ranks as many leading bytes of `heads` (up to [`RANKED`]) as it
@@ -152,8 +179,9 @@ impl Digits {
         if heads.len() < DIGITS_MIN {
             return d;
         }
-        let rank = d.rank.insert(Box::new([[0; 256]; RANKED]));
-        let mut radix = Vec::new();
+        // Per ranked byte: the digit of each value (with the saturation
+        // flag) and the byte's radix.
+        let mut digits: Vec<([u32; 256], u64)> = Vec::new();
         let mut total: u64 = 1;
         for j in 0..RANKED {
             if total >= 4 * buckets as u64 {
@@ -163,8 +191,8 @@ impl Digits {
             for &h in heads {
                 seen[byte(h, j)] = true;
             }
-            let mut table = [0u16; 256];
-            let mut below = 0u16;
+            let mut table = [0u32; 256];
+            let mut below = 0u32;
             for (&seen, entry) in seen.iter().zip(table.iter_mut()) {
                 *entry = if seen {
                     below += 1;
@@ -173,17 +201,26 @@ impl Digits {
                     below | SATURATES
                 };
             }
-            rank[j] = table;
-            radix.push(u64::from(below) + 1);
-            // At most 257^4 < 2^33: no overflow.
+            digits.push((table, u64::from(below) + 1));
+            // Below 4 x 65,536 before this byte, at most 257 times that
+            // after: below 2^27.
             total *= u64::from(below) + 1;
         }
-        for j in 0..radix.len() {
-            d.place[j] = radix[j + 1..].iter().product();
+        let rank = d.rank.insert(Box::new([[0; 256]; RANKED]));
+        for (j, (table, _)) in digits.iter().enumerate() {
+            let place: u64 = digits[j + 1..].iter().map(|&(_, r)| r).product();
+            for (e, &digit) in rank[j].iter_mut().zip(table) {
+                // A saturating value: its digit, and every later digit its
+                // largest (place - 1 in all). Below `total` < 2^27.
+                let saturates = digit & SATURATES != 0;
+                let value = u64::from(digit & !SATURATES) * place + if saturates { place - 1 } else { 0 };
+                *e = value as u32 | (digit & SATURATES);
+            }
         }
-        // floor(2^64 * buckets / total), so that number * scale >> 64 stays
-        // below `buckets` for every number below `total`.
-        d.scale = (((buckets as u128) << 64) / u128::from(total)).min(u128::from(u64::MAX)) as u64;
+        // floor(2^32 * buckets / total), so that number * scale >> 32 stays
+        // below `buckets` for every number below `total` (at most 2^48:
+        // the product stays below 2^64).
+        d.scale = ((buckets as u64) << 32) / total;
         d
     }
 
@@ -191,20 +228,17 @@ impl Digits {
     #[inline(always)]
     fn bucket(&self, t: u64) -> usize {
         let Some(rank) = &self.rank else { return 0 };
-        let mut number = 0u64;
-        let mut keep = u64::MAX;
-        for j in 0..RANKED {
-            let (e, place) = (rank[j][byte(t, j)], self.place[j]);
-            let saturates = u64::from(e >> 15);
-            // Seen: the digit. Not seen: the digit, and every later digit
-            // its largest (place - 1 in all), after which `keep` drops the
-            // later bytes' digits. (Bytes past those ranked: entry 0 and
-            // place 0, so 0.)
-            let value = u64::from(e & !SATURATES) * place + (place.wrapping_sub(1) & saturates.wrapping_neg());
-            number += value & keep;
-            keep &= saturates.wrapping_sub(1);
+        let mut number = 0u32;
+        let mut keep = u32::MAX;
+        for (j, table) in rank.iter().enumerate() {
+            let e = table[byte(t, j)];
+            // After a saturating value (which added every later digit's
+            // largest), `keep` drops the later bytes' entries. (Bytes past
+            // those ranked: entry 0.)
+            number += e & !SATURATES & keep;
+            keep &= (e >> 31).wrapping_sub(1);
         }
-        ((u128::from(number) * u128::from(self.scale)) >> 64) as usize
+        ((u64::from(number) * self.scale) >> 32) as usize
     }
 }
 
@@ -253,15 +287,20 @@ impl Heads {
             common_tail: if common.len() > 8 { head_of(&common[common.len().saturating_sub(8)..]) } else { 0 },
             heads,
             digits,
-            radix: vec![0; buckets + 1],
+            radix: Radix::default(),
         };
+        let mut radix = Vec::with_capacity(buckets + 1);
         let mut i = 0;
         for b in 0..=buckets {
             while i < n && h.bucket(h.heads[i]) < b {
                 i += 1;
             }
-            h.radix[b] = i as u32;
+            radix.push(i as u32);
         }
+        h.radix = match u16::try_from(n) {
+            Ok(_) => Radix::Narrow(radix.iter().map(|&i| i as u16).collect()),
+            Err(_) => Radix::Wide(radix.into_boxed_slice()),
+        };
         h
     }
 }
@@ -332,7 +371,7 @@ impl Lookup<'_> {
     #[inline(always)]
     pub(super) fn resolve(&self, (b, t): (usize, u64)) -> Option<usize> {
         let h = self.heads;
-        let (lo, hi) = (*h.radix.get(b)? as usize, *h.radix.get(b.wrapping_add(1))? as usize);
+        let (lo, hi) = (h.radix.get(b)?, h.radix.get(b.wrapping_add(1))?);
         if hi - lo > 1 {
             return None;
         }
@@ -558,7 +597,8 @@ impl Separators {
             Ordering::Equal => {
                 let head = head_of(&key[l..]) ^ if reverse { u64::MAX } else { 0 };
                 let b = h.bucket(head);
-                let (lo, hi) = (h.radix[b] as usize, h.radix[b + 1] as usize);
+                // (Always in the table; the whole range would be right too.)
+                let (lo, hi) = (h.radix.get(b).unwrap_or(0), h.radix.get(b + 1).unwrap_or(n));
                 if lo == hi {
                     // No separator's head in the key's bucket: the
                     // separators before `lo` are before the key, the one
