@@ -3,6 +3,7 @@ package io.github.rocksfilter.jmh;
 import io.github.rocksfilter.Filter;
 import io.github.rocksfilter.FilterBuilder;
 import io.github.rocksfilter.Policy;
+import io.github.rocksfilter.RawPacked;
 import io.github.rocksfilter.Sst;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,7 +26,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code BenchmarkBindings} (bindings/go/bench_batch_test.go), per key. {@code single} is one
  * {@code mayMatch(byte[])}; {@code batch} one {@code mayMatchBatch(byte[][])} of 4096 keys
  * (JMH divides by 4096: the score is ns per key); {@code arena} one {@code mayMatchPacked} over the
- * same 4096 keys laid out in one array with their offsets (an engine's key arena).
+ * same 4096 keys laid out in one array with their offsets (an engine's key arena); {@code cPacked}
+ * the C call {@code arena} makes ({@code rocksfilter_*_may_match_packed}) on the same handle and
+ * arenas with none of the binding around it (one critical downcall, {@link RawPacked}: FFM only), so
+ * that "arena / C packed" is measured in one JVM on the same memory.
  *
  * <p>Targets: {@code filter_bloom} and {@code filter_ribbon}, filters built here over 1,048,576 keys
  * {@code key-%08d} at 10 bits per key (the same blocks the Go benchmarks build); {@code sst_*}, the
@@ -53,6 +57,8 @@ public class BindingsBenchmark {
     byte[][] arenas;
     long[][] arenaOffsets;
     final boolean[] out = new boolean[BATCH];
+    final byte[] rawOut = new byte[BATCH];
+    RawPacked raw;
     int next;
 
     static byte[][] keys(String prefix, int n) {
@@ -102,6 +108,12 @@ public class BindingsBenchmark {
             }
             sst = Sst.open(p);
             probes = probes(keys("key-", n), keys("abs-", n));
+        }
+        // The JNI classes have no FFM handles: cPacked is not run there (bench/bindings).
+        try {
+            raw = filter != null ? RawPacked.of(filter) : RawPacked.of(sst);
+        } catch (LinkageError | ReflectiveOperationException | ClassCastException e) {
+            raw = null;
         }
         batches = new byte[PROBES / BATCH][][];
         for (int i = 0; i < batches.length; i++) {
@@ -160,5 +172,14 @@ public class BindingsBenchmark {
             sst.mayMatchPacked(arenas[i], arenaOffsets[i], out);
         }
         return out;
+    }
+
+    /** The C call of {@code arena} alone ({@link RawPacked}), on the same handle and arenas. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public byte[] cPacked() {
+        int i = next++ & (batches.length - 1);
+        raw.call(arenas[i], arenaOffsets[i], rawOut);
+        return rawOut;
     }
 }
