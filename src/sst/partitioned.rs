@@ -278,7 +278,13 @@ impl<'a> Partitions<'a> {
         // each; 9.5 KiB for 304 partitions), gathered once for a batch of
         // at least 8 keys per filter, so that a key's route is one load
         // rather than its `Filter`'s fields (measured,
-        // `benches/partitioned.rs`, Bloom: 16.1 -> 14.8 ns per key).
+        // `benches/partitioned.rs`, Bloom: 16.1 -> 14.8 ns per key). One
+        // allocation and a few ns per partition per such batch call
+        // (estimated at most 0.3 ns per key, at 8 keys per partition,
+        // and included in the figure above, whose 4,096-key batches have
+        // 13 per partition); kept in
+        // the handle instead it would add 32 bytes per partition to the
+        // 247 that `tests/handles.rs` measures against its 256.
         let gather = n >= 8 * unique.len();
         let bloom: Vec<_> = if gather && self.routed == Routed::Bloom { unique.iter().map(Filter::fast_local_le8).collect() } else { Vec::new() };
         let ribbon: Vec<_> = if gather && self.routed == Routed::Ribbon { unique.iter().map(Filter::ribbon_avx2).collect() } else { Vec::new() };
