@@ -55,8 +55,8 @@ pub(super) struct Separators {
 /// with a table over the heads' top bits (text keys leave most of those
 /// bits constant, so each bucket in use still held about ten separators),
 /// 16.1-16.4 with the buckets below and 2-byte digits, 14.7-15.5 with
-/// 4-byte digits, 2-byte buckets and the batch's gathered geometry
-/// (BENCHMARKS.md has the steps).
+/// 4-byte digits, 2-byte buckets and the batch's gathered geometry,
+/// 14.6-14.7 with [`Lookup::batch`] (BENCHMARKS.md has the steps).
 ///
 /// The bucket function ranks each of the head's first bytes among the
 /// values the separators have at that byte ([`Digits`]), so text keys
@@ -114,6 +114,25 @@ impl Radix {
     }
 }
 
+/// A bucket table's entry type.
+trait Entry: Copy {
+    fn at(self) -> usize;
+}
+
+impl Entry for u16 {
+    #[inline(always)]
+    fn at(self) -> usize {
+        usize::from(self)
+    }
+}
+
+impl Entry for u32 {
+    #[inline(always)]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
 /// A monotone map from heads to `0..buckets`, which spends its range on
 /// the byte values the separators use. Byte `j` of a head (from the most
 /// significant, for the first [`RANKED`] bytes) becomes a digit in
@@ -134,7 +153,8 @@ impl Radix {
 /// Each ranked byte has a table of 256 entries of 4 bytes: the value's
 /// digit already multiplied by its place value (plus, for a saturating
 /// value, every later digit's largest), with the saturation flag in the
-/// top bit: about 4 instructions per byte, no branch. The number stays
+/// top bit: 6 instructions per byte (shift, byte, load, test, conditional
+/// move, add), no branch. The number stays
 /// below 2^27 (bytes are ranked only while it is below 4 x 65,536
 /// buckets, and one more byte multiplies it by at most 257), so 31 bits
 /// hold it. Measured against the alternatives (`benches/partitioned.rs`,
@@ -227,19 +247,28 @@ impl Digits {
     /// The bucket of head `t`.
     #[inline(always)]
     fn bucket(&self, t: u64) -> usize {
-        let Some(rank) = &self.rank else { return 0 };
-        let mut number = 0u32;
-        let mut keep = u32::MAX;
-        for (j, table) in rank.iter().enumerate() {
-            let e = table[byte(t, j)];
-            // After a saturating value (which added every later digit's
-            // largest), `keep` drops the later bytes' entries. (Bytes past
-            // those ranked: entry 0.)
-            number += e & !SATURATES & keep;
-            keep &= (e >> 31).wrapping_sub(1);
+        match &self.rank {
+            Some(rank) => ranked_bucket(rank, self.scale, t),
+            None => 0,
         }
-        ((u64::from(number) * self.scale) >> 32) as usize
     }
+}
+
+/// [`Digits::bucket`] with its tables present.
+#[inline(always)]
+fn ranked_bucket(rank: &[[u32; 256]; RANKED], scale: u64, t: u64) -> usize {
+    // From the last ranked byte to the first: a saturating value (which
+    // adds every later digit's largest itself) drops what the later bytes
+    // added. A conditional move: LLVM makes a branch of a mask here, which
+    // keys with bytes no separator has would mispredict. The flags
+    // themselves add into bit 31, which the sum's low 31 bits never see.
+    // (Bytes past those ranked: entry 0.)
+    let mut number = 0u32;
+    for (j, table) in rank.iter().enumerate().rev() {
+        let e = table[byte(t, j)];
+        number = std::hint::select_unpredictable((e as i32) < 0, 0, number).wrapping_add(e);
+    }
+    ((u64::from(number & !SATURATES) * scale) >> 32) as usize
 }
 
 /// Byte `j` of head `t`, from the most significant.
@@ -367,27 +396,91 @@ impl Lookup<'_> {
         (h.bucket(t), t)
     }
 
+    /// [`Lookup::single`] for the keys `key(0..found.len())` (at most
+    /// [`LOOKUP_BATCH`]): `found[j]` is key j's separator, or
+    /// [`NOT_FOUND`] (ask [`Separators::key_range`]). Two passes, every
+    /// key located and then every key resolved, so that each step's loads
+    /// overlap across keys; out of line, so that the caller's state does
+    /// not crowd the registers the lookup needs; the tables' presence, the
+    /// prefix's length and the bucket table's width decided once per call,
+    /// not per key. Counted with callgrind (`benches/partitioned.rs`, 304
+    /// partitions; BENCHMARKS.md): 77 instructions per key, against 125
+    /// for the same two passes inlined into the partitioned batch.
+    #[inline(never)]
+    pub(super) fn batch<'k>(&self, key: impl Fn(usize) -> &'k [u8], found: &mut [u32]) {
+        let mut located = [(usize::MAX, 0u64); LOOKUP_BATCH];
+        let m = found.len().min(LOOKUP_BATCH);
+        let h = self.heads;
+        match (&h.digits.rank, h.common.len()) {
+            // The common case in fewer steps: the prefix test in one load
+            // and the tables' presence checked once.
+            (Some(rank), l) if l <= 8 => {
+                for (j, at) in located[..m].iter_mut().enumerate() {
+                    let k = key(j);
+                    *at = match (k.first_chunk::<8>(), k.get(l..).and_then(<[u8]>::first_chunk::<8>)) {
+                        (Some(first), Some(tail)) if u64::from_be_bytes(*first) & h.common_mask == h.common_head => {
+                            let t = u64::from_be_bytes(*tail) ^ self.flip;
+                            (ranked_bucket(rank, h.digits.scale, t), t)
+                        }
+                        _ => self.locate(k),
+                    };
+                }
+            }
+            _ => {
+                for (j, at) in located[..m].iter_mut().enumerate() {
+                    *at = self.locate(key(j));
+                }
+            }
+        }
+        let out = found[..m].iter_mut().zip(&located);
+        match &h.radix {
+            Radix::Narrow(r) => out.for_each(|(f, &at)| *f = settle(r, &h.heads, self.last, at).map_or(NOT_FOUND, |s| s as u32)),
+            Radix::Wide(r) => out.for_each(|(f, &at)| *f = settle(r, &h.heads, self.last, at).map_or(NOT_FOUND, |s| s as u32)),
+        }
+    }
+
     /// Second half of [`Lookup::single`], for what [`Lookup::locate`] gave.
     #[inline(always)]
-    pub(super) fn resolve(&self, (b, t): (usize, u64)) -> Option<usize> {
-        let h = self.heads;
-        let (lo, hi) = (h.radix.get(b)?, h.radix.get(b.wrapping_add(1))?);
-        if hi - lo > 1 {
-            return None;
+    pub(super) fn resolve(&self, at: (usize, u64)) -> Option<usize> {
+        match &self.heads.radix {
+            Radix::Narrow(r) => settle(r, &self.heads.heads, self.last, at),
+            Radix::Wide(r) => settle(r, &self.heads.heads, self.last, at),
         }
-        // At most one separator's head in the key's bucket: those before
-        // `lo` are before the key, those from `hi` on after it and not
-        // equal to it. The one at `lo` (if `hi` > `lo`) is before the key
-        // if its head is below the key's, after it if above; equal heads
-        // need the keys compared.
-        let s = *h.heads.get(lo.min(self.last))?;
-        let one = hi > lo;
-        if one && s == t {
-            return None;
-        }
-        Some((lo + usize::from(one & (s < t))).min(self.last))
     }
 }
+
+/// [`Lookup::resolve`] over bucket table `radix`, ascending `heads` (at
+/// least one) and `last` = heads.len() - 1.
+#[inline(always)]
+fn settle<E: Entry>(radix: &[E], heads: &[u64], last: usize, (b, t): (usize, u64)) -> Option<usize> {
+    let [lo, hi] = radix.get(b..b.wrapping_add(2))?.first_chunk::<2>()?.map(Entry::at);
+    // No separator's head in the key's bucket (about 95% of keys spread
+    // like the separators): those before `lo` are before the key, the one
+    // at `lo` after it. A branch rather than the select below: taken this
+    // often it is predicted, and the answer does not wait for the head's
+    // load (a single query's latency; a batch's instructions).
+    if hi == lo {
+        return Some(lo.min(last));
+    }
+    if hi - lo > 1 {
+        return None;
+    }
+    // One separator's head in the key's bucket: before the key if below
+    // the key's head, after it if above; equal heads need the keys
+    // compared.
+    let s = *heads.get(lo.min(last))?;
+    if s == t {
+        return None;
+    }
+    Some((lo + usize::from(s < t)).min(last))
+}
+
+/// Keys per [`Lookup::batch`].
+pub(super) const LOOKUP_BATCH: usize = 32;
+
+/// A key [`Lookup::batch`] did not place (a separator index never is:
+/// separators are counted in memory far below 2^32).
+pub(super) const NOT_FOUND: u32 = u32::MAX;
 
 /// The 8 bytes of `tail` from its start, big-endian, zero-padded.
 #[inline(always)]
