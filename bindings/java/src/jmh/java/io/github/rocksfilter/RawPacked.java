@@ -1,35 +1,57 @@
 package io.github.rocksfilter;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /**
- * Benchmarks only (src/jmh, FFM classes): the C packed call made on a {@link Filter}'s or an
+ * Benchmarks only (src/jmh, JDK 22+): the C packed call made on a {@link Filter}'s or an
  * {@link Sst}'s native handle with nothing of the binding around it, one critical downcall on the
  * heap arrays. {@code BindingsBenchmark.cPacked} times it in the same JVM, on the same handle and
  * the same key arenas as {@code arena} ({@code mayMatchPacked}), so that "arena / C packed" compares
  * the binding with the C call it makes, not two processes' caches and heaps.
+ *
+ * <p>It works with either backend's classes on the classpath: the handle is read from the owner's
+ * {@code ref} (the FFM classes' {@code NativeRef}, a {@code MemorySegment}; the JNI classes'
+ * {@code JniRef}, an address as a {@code long}), and the downcall is its own, bound to the library
+ * {@code -Drocksfilter.library.path} names (the one either backend loaded: the dynamic linker
+ * gives the same copy), or else to the libraries this class loader loaded.
  */
 public final class RawPacked {
     private final MemorySegment handle;
-    private final boolean sst;
+    private final MethodHandle packed;
     private final long[] err = new long[1];
 
-    private RawPacked(Object owner, boolean sst) throws ReflectiveOperationException {
+    private RawPacked(Object owner, MethodHandle packed) throws ReflectiveOperationException {
         Field f = owner.getClass().getDeclaredField("ref");
         f.setAccessible(true);
-        this.handle = ((NativeRef) f.get(owner)).get();
-        this.sst = sst;
+        Object ref = f.get(owner);
+        Method get = ref.getClass().getDeclaredMethod("get");
+        get.setAccessible(true);
+        Object h = get.invoke(ref);
+        this.handle = h instanceof MemorySegment s ? s : MemorySegment.ofAddress((Long) h);
+        this.packed = packed;
     }
 
     /** The raw call on {@code filter}'s handle (which must stay open while this is used). */
     public static RawPacked of(Filter filter) throws ReflectiveOperationException {
-        return new RawPacked(filter, false);
+        return new RawPacked(filter, Calls.FILTER);
     }
 
     /** The raw call on {@code sst}'s handle (which must stay open while this is used). */
     public static RawPacked of(Sst sst) throws ReflectiveOperationException {
-        return new RawPacked(sst, true);
+        return new RawPacked(sst, Calls.SST);
     }
 
     /**
@@ -38,18 +60,36 @@ public final class RawPacked {
      */
     public void call(byte[] keys, long[] offsets, byte[] results) {
         try {
-            int st = sst
-                    ? (int) Native.SST_MAY_MATCH_PACKED.invokeExact(handle, MemorySegment.ofArray(keys), (long) keys.length,
-                            MemorySegment.ofArray(offsets), (long) (offsets.length - 1), MemorySegment.ofArray(results),
-                            MemorySegment.ofArray(err))
-                    : (int) Native.FILTER_MAY_MATCH_PACKED.invokeExact(handle, MemorySegment.ofArray(keys), (long) keys.length,
-                            MemorySegment.ofArray(offsets), (long) (offsets.length - 1), MemorySegment.ofArray(results),
-                            MemorySegment.ofArray(err));
+            int st = (int) packed.invokeExact(handle, MemorySegment.ofArray(keys), (long) keys.length,
+                    MemorySegment.ofArray(offsets), (long) (offsets.length - 1), MemorySegment.ofArray(results),
+                    MemorySegment.ofArray(err));
             if (st != 0) {
                 throw new IllegalStateException("rocksfilter_*_may_match_packed returned " + st);
             }
         } catch (Throwable t) {
             throw t instanceof RuntimeException r ? r : new IllegalStateException(t);
+        }
+    }
+
+    /** The two packed calls, bound on first use. */
+    private static final class Calls {
+        static final MethodHandle FILTER = packed("rocksfilter_filter_may_match_packed");
+        static final MethodHandle SST = packed("rocksfilter_sst_may_match_packed");
+
+        /** {@code int (*)(void *, const uint8_t *, size_t, const size_t *, size_t, bool *, char **)}, critical. */
+        private static MethodHandle packed(String name) {
+            String explicit = System.getProperty("rocksfilter.library.path");
+            SymbolLookup lookup = SymbolLookup.loaderLookup();
+            if (explicit != null && !explicit.isBlank()) {
+                Path p = Path.of(explicit);
+                lookup = SymbolLookup.libraryLookup(Files.isDirectory(p) ? p.resolve(System.mapLibraryName("rocksfilter")) : p,
+                        Arena.global());
+            }
+            MemorySegment symbol = lookup.find(name).orElseThrow(() -> new IllegalStateException(
+                    name + " not found (set -Drocksfilter.library.path to the library the binding loads)"));
+            return Linker.nativeLinker().downcallHandle(symbol,
+                    FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS),
+                    Linker.Option.critical(true));
         }
     }
 }

@@ -28,8 +28,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * (JMH divides by 4096: the score is ns per key); {@code arena} one {@code mayMatchPacked} over the
  * same 4096 keys laid out in one array with their offsets (an engine's key arena); {@code cPacked}
  * the C call {@code arena} makes ({@code rocksfilter_*_may_match_packed}) on the same handle and
- * arenas with none of the binding around it (one critical downcall, {@link RawPacked}: FFM only), so
- * that "arena / C packed" is measured in one JVM on the same memory.
+ * arenas with none of the binding around it (one critical downcall, {@link RawPacked}, with either
+ * backend's classes), so that "arena / C packed" is measured in one JVM on the same memory.
  *
  * <p>Targets: {@code filter_bloom} and {@code filter_ribbon}, filters built here over 1,048,576 keys
  * {@code key-%08d} at 10 bits per key (the same blocks the Go benchmarks build); {@code sst_*}, the
@@ -109,7 +109,7 @@ public class BindingsBenchmark {
             sst = Sst.open(p);
             probes = probes(keys("key-", n), keys("abs-", n));
         }
-        // The JNI classes have no FFM handles: cPacked is not run there (bench/bindings).
+        // Null only where the JVM has no FFM (before JDK 22): no C reference there.
         try {
             raw = filter != null ? RawPacked.of(filter) : RawPacked.of(sst);
         } catch (LinkageError | ReflectiveOperationException | ClassCastException e) {
