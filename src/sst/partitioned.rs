@@ -148,6 +148,7 @@ impl<'a> Partitions<'a> {
     /// May any partition a query for `key` can land on match `probe`?
     pub(super) fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
         if let Some(i) = self.seps.lookup().and_then(|l| l.single(key)) {
+            debug_assert_eq!(self.key_candidates(key), Some(i..i + 1));
             return self.probe_at(i, probe);
         }
         self.may_match_searched(key, probe)

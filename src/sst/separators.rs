@@ -287,21 +287,10 @@ impl Heads {
 
     /// The first separator whose head is not below `t`, in `radix[b]
     /// ..radix[b + 1]` for `t`'s bucket `b` (heads before it are below `t`,
-    /// the one at its end above it), by branch-free halving.
+    /// the one at its end above it): [`lower_bound`].
     #[inline(always)]
     fn lower_bound_in(&self, t: u64, lo: usize, hi: usize) -> usize {
-        let heads = &self.heads[lo..hi];
-        let (mut base, mut size) = (0, heads.len());
-        while size > 1 {
-            let half = size / 2;
-            // A conditional move: LLVM turns an `if` (or a mask) into a
-            // branch here, which mispredicts on every other step of a
-            // random lookup (measured, `benches/partitioned.rs`: 29.6
-            // against 26.5 ns per key of a partitioned batch).
-            base = std::hint::select_unpredictable(heads[base + half - 1] < t, base + half, base);
-            size -= half;
-        }
-        lo + base + heads.get(base).map_or(0, |&h| usize::from(h < t))
+        lower_bound(&self.heads, t, lo, hi)
     }
 
     fn new(common: &[u8], heads: Vec<u64>) -> Heads {
@@ -462,17 +451,47 @@ fn settle<E: Entry>(radix: &[E], heads: &[u64], last: usize, (b, t): (usize, u64
     if hi == lo {
         return Some(lo.min(last));
     }
-    if hi - lo > 1 {
+    // The first separator whose head is not below the key's is the
+    // answer, unless its head equals the key's (then the keys themselves
+    // are compared: None). One separator in the bucket: one compare.
+    // Several: about 4% of keys spread like the separators, when the file
+    // has digit tables; every key when it has fewer than DIGITS_MIN
+    // separators (one bucket), by at most 5 halving steps. Measured
+    // (`benches/partitioned.rs`, 7 partitions of decimal keys, 19 of hex
+    // ones; BENCHMARKS.md):
+    // a partitioned Bloom batch 24.8-25.7 -> 15.3-17.8 ns per key, Ribbon
+    // 36.4-36.8 -> 26.0-29.3, against sending these keys to
+    // `Separators::key_range`.
+    if hi - lo == 1 {
+        let s = *heads.get(lo)?;
+        if s == t {
+            return None;
+        }
+        return Some((lo + usize::from(s < t)).min(last));
+    }
+    let i = lower_bound(heads, t, lo, hi);
+    if heads.get(i) == Some(&t) {
         return None;
     }
-    // One separator's head in the key's bucket: before the key if below
-    // the key's head, after it if above; equal heads need the keys
-    // compared.
-    let s = *heads.get(lo.min(last))?;
-    if s == t {
-        return None;
+    Some(i.min(last))
+}
+
+/// The first of `heads[lo..hi]` (ascending) not below `t`, or `hi`, by
+/// branch-free halving.
+#[inline(always)]
+fn lower_bound(heads: &[u64], t: u64, lo: usize, hi: usize) -> usize {
+    let heads = heads.get(lo..hi).unwrap_or(&[]);
+    let (mut base, mut size) = (0, heads.len());
+    while size > 1 {
+        let half = size / 2;
+        // A conditional move: LLVM turns an `if` (or a mask) into a
+        // branch here, which mispredicts on every other step of a
+        // random lookup (measured, `benches/partitioned.rs`: 29.6
+        // against 26.5 ns per key of a partitioned batch).
+        base = std::hint::select_unpredictable(heads[base + half - 1] < t, base + half, base);
+        size -= half;
     }
-    Some((lo + usize::from(s < t)).min(last))
+    lo + base + heads.get(base).map_or(0, |&h| usize::from(h < t))
 }
 
 /// Keys per [`Lookup::batch`].
@@ -799,6 +818,40 @@ mod tests {
             }
         }
         Some(first..end + 1)
+    }
+
+    /// Files of fewer separators than the digit tables need (one bucket):
+    /// the fast lookup still places every key that shares the common
+    /// prefix and differs from every separator (at most 5 halving steps),
+    /// as the textbook search does, single and batch. Zero-padded decimal
+    /// keys, as RocksDB's SstFileWriter is often fed: a 13- to 15-byte
+    /// common prefix and a tail shorter than 8 bytes.
+    #[test]
+    fn few_separators_are_placed_without_the_search() {
+        let mut seed = 11;
+        for (n, range) in [(2u64, 40_000u64), (7, 40_000), (19, 120_000), (23, 2_000_000)] {
+            let keys: Vec<Vec<u8>> = (1..=n).map(|i| format!("k{:019}", i * range / n - 1).into_bytes()).collect();
+            let s = separators(&keys, "leveldb.BytewiseComparator");
+            let l = s.lookup().expect("bytewise");
+            let probes: Vec<Vec<u8>> = (0..2_000).map(|_| format!("k{:019}", rng(&mut seed) % range).into_bytes()).collect();
+            let mut found = [NOT_FOUND; LOOKUP_BATCH];
+            let mut placed = 0;
+            for chunk in probes.chunks(LOOKUP_BATCH) {
+                l.batch(|j| &chunk[j][..], &mut found[..chunk.len()]);
+                for (p, &f) in chunk.iter().zip(&found) {
+                    let want = textbook(&s, p);
+                    let single = l.single(p);
+                    assert_eq!(single.map(|i| i as u32).unwrap_or(NOT_FOUND), f, "{n} separators: batch and single for {p:?}");
+                    if let Some(i) = single {
+                        assert_eq!(Some(i..i + 1), want, "{n} separators: {p:?}");
+                        placed += 1;
+                    }
+                }
+            }
+            // Only a probe equal to a separator needs the keys compared.
+            let equal = probes.iter().filter(|p| keys.contains(p)).count();
+            assert_eq!(placed, probes.len() - equal, "{n} separators");
+        }
     }
 
     /// SplitMix64.
