@@ -398,7 +398,7 @@ impl RibbonGeometry {
     /// start_bit == 0 there is no next block: the "right" segments alias the
     /// left ones under an all-zero mask. `None` if `data` is too short.
     #[inline(always)]
-    fn window<'d>(&self, data: &'d [u8], p: &RibbonPrepared) -> Option<Window<'d>> {
+    fn window<'d>(data: &'d [u8], p: &RibbonPrepared) -> Option<Window<'d>> {
         let cr = hasher::coeff_row(p.seeded_hash);
         let bytes = data.get(p.byte_range())?;
         let cols = p.num_columns as usize * SEGMENT_BYTES;
@@ -420,7 +420,7 @@ impl RibbonGeometry {
 
     #[inline(always)]
     fn query_prepared_impl(&self, data: &[u8], p: &RibbonPrepared) -> bool {
-        let Some(w) = self.window(data, p) else { return true };
+        let Some(w) = Self::window(data, p) else { return true };
         let columns = w.left.chunks_exact(SEGMENT_BYTES).zip(w.right.chunks_exact(SEGMENT_BYTES));
         let mut expected = w.expected;
         #[cfg(target_arch = "x86_64")]
@@ -456,39 +456,14 @@ impl RibbonGeometry {
 
     /// `query_prepared` with AVX2: two columns (two adjacent 16-byte
     /// segments) per 256-bit register, so the and/xor/fold of a column pair
-    /// costs what one column costs with SSE2.
+    /// costs what one column costs with SSE2 ([`query_prepared_avx2`]).
     /// Safety: the CPU must support AVX2 and POPCNT.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     pub(crate) unsafe fn query_prepared_avx2(&self, data: &[u8], p: &RibbonPrepared) -> bool {
-        use core::arch::x86_64::*;
-        let Some(w) = self.window(data, p) else { return true };
-        let (ml, mr) = (sse::split(w.cr_left), sse::split(w.cr_right));
-        let (ml2, mr2) = (_mm256_broadcastsi128_si256(ml), _mm256_broadcastsi128_si256(mr));
-        let mut expected = w.expected;
-        let mut mismatch = 0;
-        let mut lefts = w.left.chunks_exact(2 * SEGMENT_BYTES);
-        let mut rights = w.right.chunks_exact(2 * SEGMENT_BYTES);
-        for (l, r) in (&mut lefts).zip(&mut rights) {
-            // SAFETY: chunks_exact yields 32-byte slices: unaligned loads.
-            let (l, r) = unsafe {
-                (_mm256_loadu_si256(l.as_ptr() as *const __m256i), _mm256_loadu_si256(r.as_ptr() as *const __m256i))
-            };
-            let x = _mm256_xor_si256(_mm256_and_si256(l, ml2), _mm256_and_si256(r, mr2));
-            // Each 128-bit lane (a column) folded to 64 bits: lo ^ hi.
-            let f = _mm256_xor_si256(x, _mm256_shuffle_epi32::<0x4e>(x));
-            let a = _mm_cvtsi128_si64(_mm256_castsi256_si128(f)).count_ones();
-            let b = _mm_cvtsi128_si64(_mm256_extracti128_si256::<1>(f)).count_ones();
-            mismatch |= ((a ^ expected) | (b ^ (expected >> 1))) & 1;
-            expected >>= 2;
-        }
-        // An odd column count leaves one segment on each side.
-        let (l, r) = (lefts.remainder(), rights.remainder());
-        if l.len() == SEGMENT_BYTES && r.len() == SEGMENT_BYTES {
-            mismatch |= (sse::column_fold(l, r, ml, mr).count_ones() ^ expected) & 1;
-        }
-        mismatch == 0
+        // SAFETY: the caller's contract.
+        unsafe { query_prepared_avx2(data, p) }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -552,6 +527,44 @@ impl RibbonGeometry {
     }
 }
 
+/// [`RibbonGeometry::query_prepared`] with AVX2: two columns (two adjacent 16-byte
+/// segments) per 256-bit register, so the and/xor/fold of a column pair
+/// costs what one column costs with SSE2.
+/// (the prepared state holds all the query needs besides the bytes).
+/// Safety: the CPU must support AVX2 and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+pub(crate) unsafe fn query_prepared_avx2(data: &[u8], p: &RibbonPrepared) -> bool {
+    use core::arch::x86_64::*;
+    let Some(w) = RibbonGeometry::window(data, p) else { return true };
+    let (ml, mr) = (sse::split(w.cr_left), sse::split(w.cr_right));
+    let (ml2, mr2) = (_mm256_broadcastsi128_si256(ml), _mm256_broadcastsi128_si256(mr));
+    let mut expected = w.expected;
+    let mut mismatch = 0;
+    let mut lefts = w.left.chunks_exact(2 * SEGMENT_BYTES);
+    let mut rights = w.right.chunks_exact(2 * SEGMENT_BYTES);
+    for (l, r) in (&mut lefts).zip(&mut rights) {
+        // SAFETY: chunks_exact yields 32-byte slices: unaligned loads.
+        let (l, r) = unsafe {
+            (_mm256_loadu_si256(l.as_ptr() as *const __m256i), _mm256_loadu_si256(r.as_ptr() as *const __m256i))
+        };
+        let x = _mm256_xor_si256(_mm256_and_si256(l, ml2), _mm256_and_si256(r, mr2));
+        // Each 128-bit lane (a column) folded to 64 bits: lo ^ hi.
+        let f = _mm256_xor_si256(x, _mm256_shuffle_epi32::<0x4e>(x));
+        let a = _mm_cvtsi128_si64(_mm256_castsi256_si128(f)).count_ones();
+        let b = _mm_cvtsi128_si64(_mm256_extracti128_si256::<1>(f)).count_ones();
+        mismatch |= ((a ^ expected) | (b ^ (expected >> 1))) & 1;
+        expected >>= 2;
+    }
+    // An odd column count leaves one segment on each side.
+    let (l, r) = (lefts.remainder(), rights.remainder());
+    if l.len() == SEGMENT_BYTES && r.len() == SEGMENT_BYTES {
+        mismatch |= (sse::column_fold(l, r, ml, mr).count_ones() ^ expected) & 1;
+    }
+    mismatch == 0
+}
+
 /// A batch over many Standard128Ribbon filters, each key routed to one of
 /// them (a partitioned filter's partitions): the full-filter batch's two
 /// passes (hash and prepare every key of 32, prefetching its window's
@@ -563,12 +576,12 @@ impl RibbonGeometry {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
-    route: impl Fn(usize) -> Route<'d, 'k, &'d RibbonGeometry>,
+    route: impl Fn(usize) -> Route<'d, 'k, RibbonGeometry>,
     results: &mut [bool],
 ) {
     const BATCH: usize = 32;
     let mut prepared = [RibbonPrepared::default(); BATCH];
-    let mut filters: [Option<(&[u8], &RibbonGeometry)>; BATCH] = [None; BATCH];
+    let mut filters: [Option<&[u8]>; BATCH] = [None; BATCH];
     let n = results.len();
     for start in (0..n).step_by(BATCH) {
         let m = BATCH.min(n - start);
@@ -582,15 +595,15 @@ pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
                     // last lines.
                     prefetch(data, range.start);
                     prefetch(data, range.end.saturating_sub(1));
-                    filters[j] = Some((data, g));
+                    filters[j] = Some(data);
                 }
                 Route::Answered(b) => results[start + j] = b,
             }
         }
         for j in 0..m {
-            if let Some((data, g)) = filters[j] {
+            if let Some(data) = filters[j] {
                 // SAFETY: the caller's contract (AVX2 and POPCNT).
-                results[start + j] = unsafe { g.query_prepared_avx2(data, &prepared[j]) };
+                results[start + j] = unsafe { query_prepared_avx2(data, &prepared[j]) };
             }
         }
     }
