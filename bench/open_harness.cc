@@ -238,40 +238,17 @@ int main(int argc, char** argv) {
       q[2 * i] = Key(2 * k);
       q[2 * i + 1] = Key(2 * k + 1);
     }
-    std::vector<const uint8_t*> ptrs(q.size());
-    std::vector<size_t> lens(q.size());
-    for (size_t i = 0; i < q.size(); ++i) {
-      ptrs[i] = reinterpret_cast<const uint8_t*>(q[i].data());
-      lens[i] = q[i].size();
-    }
+    bench::KeyViews views(q);
+    const std::vector<const uint8_t*>& ptrs = views.ptrs;
+    const std::vector<size_t>& lens = views.lens;
     const size_t batch = 1024, chunk = 16384;
     std::unique_ptr<bool[]> res(new bool[batch]);
     const char* qmethods[] = {"owned_single", "mapped_single", "owned_batch", "mapped_batch"};
     std::vector<double> ns[4];
     size_t hits[4] = {0};
-    for (size_t r = 0; r < 3; ++r) {
-      std::fill(hits, hits + 4, 0);
-      for (size_t c0 = 0; c0 < q.size(); c0 += chunk) {
-        size_t c1 = std::min(q.size(), c0 + chunk);
-        for (int k = 0; k < 4; ++k) {
-          int m = (k + r + c0 / chunk) % 4;
-          rocksfilter_sst* s = m % 2 == 0 ? owned : mapped;
-          double t0 = NowNs();
-          size_t c = 0;
-          if (m < 2) {
-            for (size_t i = c0; i < c1; ++i) c += rocksfilter_sst_may_match(s, ptrs[i], lens[i]);
-          } else {
-            for (size_t i = c0; i < c1; i += batch) {
-              size_t e = std::min(c1, i + batch);
-              rocksfilter_sst_may_match_batch(s, &ptrs[i], &lens[i], e - i, res.get());
-              for (size_t j = 0; j < e - i; ++j) c += res[j];
-            }
-          }
-          ns[m].push_back((NowNs() - t0) / static_cast<double>(c1 - c0));
-          hits[m] += c;
-        }
-      }
-    }
+    bench::TakeTurns(q.size(), chunk, 3, [&](int m, size_t c0, size_t c1) {
+      return bench::OursQuery(m % 2 == 0 ? owned : mapped, ptrs, lens, c0, c1, m < 2, batch, res.get());
+    }, ns, hits);
     if (hits[0] != hits[1] || hits[2] != hits[3] || hits[0] != hits[2]) {
       fprintf(stderr, "%s: owned and mapped answers differ (%zu %zu %zu %zu)\n", kind.c_str(), hits[0], hits[1], hits[2],
               hits[3]);

@@ -16,9 +16,18 @@
 // inside the file's key range (and in every partition), as they do in an
 // engine's lookups.
 //
+// Then, for each format whose full and partitioned files were both written,
+// ours alone on the two files (issue #23's "partitioned against full"):
+// single and batch queries on both, taking turns chunk by chunk with no
+// RocksDB call in between (RocksDB's calls evict the caches ours would use
+// and swing the ratio 2x between runs), medians in ns/key.
+//
 // Usage: sst_harness --keys N [--query-keys Q] [--rounds R] [--batch B]
-//                    [--kinds full_bloom,partitioned_bloom,...] --dir DIR
-//   -> one JSON object per (kind, keys present|absent, method) on stdout.
+//                    [--partition-bytes P] [--kinds full_bloom,...] --dir DIR
+//   -> one JSON object per (kind, keys present|absent, method) on stdout,
+//      then one per (format, keys present|absent, paired method).
+//   --partition-bytes: metadata_block_size (RocksDB's default 4096), the
+//   target size of a filter partition.
 
 #include <algorithm>
 #include <chrono>
@@ -45,14 +54,17 @@ using bench::Has;
 using bench::Key;
 using bench::Median;
 using bench::NowNs;
+using bench::OursQuery;
+using bench::TakeTurns;
 using bench::SplitMix;
 
-rocksdb::Options TableOptions(const std::string& kind) {
+rocksdb::Options TableOptions(const std::string& kind, uint64_t partition_bytes) {
   rocksdb::BlockBasedTableOptions t;
   bool ribbon = kind.find("ribbon") != std::string::npos;
   t.filter_policy.reset(ribbon ? rocksdb::NewRibbonFilterPolicy(10) : rocksdb::NewBloomFilterPolicy(10));
   if (kind.rfind("partitioned", 0) == 0) {
     t.partition_filters = true;
+    t.metadata_block_size = partition_bytes;
     t.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
   }
   rocksdb::Options o;
@@ -65,7 +77,7 @@ rocksdb::Options TableOptions(const std::string& kind) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  size_t n = 1000000, qn = 0, rounds = 3, batch = 1024;
+  size_t n = 1000000, qn = 0, rounds = 3, batch = 1024, partition_bytes = 4096;
   std::string kinds = "full_bloom,partitioned_bloom,full_ribbon,partitioned_ribbon", dir;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -77,12 +89,13 @@ int main(int argc, char** argv) {
     else if (a == "--query-keys") qn = strtoull(next(), nullptr, 10);
     else if (a == "--rounds") rounds = strtoull(next(), nullptr, 10);
     else if (a == "--batch") batch = strtoull(next(), nullptr, 10);
+    else if (a == "--partition-bytes") partition_bytes = strtoull(next(), nullptr, 10);
     else if (a == "--kinds") kinds = next();
     else if (a == "--dir") dir = next();
     else { fprintf(stderr, "unknown argument %s\n", a.c_str()); return 2; }
   }
-  if (n == 0 || rounds == 0 || batch == 0 || dir.empty()) {
-    fprintf(stderr, "--keys, --rounds, --batch must be > 0 and --dir given\n");
+  if (n == 0 || rounds == 0 || batch == 0 || partition_bytes == 0 || dir.empty()) {
+    fprintf(stderr, "--keys, --rounds, --batch, --partition-bytes must be > 0 and --dir given\n");
     return 2;
   }
   if (qn == 0) qn = std::min<size_t>(n, 200000);
@@ -100,7 +113,7 @@ int main(int argc, char** argv) {
   for (const std::string kind :
        {"full_bloom", "partitioned_bloom", "full_ribbon", "partitioned_ribbon"}) {
     if (!Has(kinds, kind)) continue;
-    rocksdb::Options opts = TableOptions(kind);
+    rocksdb::Options opts = TableOptions(kind, partition_bytes);
     std::string path = dir + "/" + kind + ".sst";
     {
       rocksdb::SstFileWriter w(rocksdb::EnvOptions(), opts);
@@ -128,12 +141,9 @@ int main(int argc, char** argv) {
     for (const char* which : {"absent", "present"}) {
       const std::vector<std::string>& q = std::string(which) == "absent" ? absent : present;
       std::vector<rocksdb::Slice> slices(q.begin(), q.end());
-      std::vector<const uint8_t*> ptrs(qn);
-      std::vector<size_t> lens(qn);
-      for (size_t i = 0; i < qn; ++i) {
-        ptrs[i] = reinterpret_cast<const uint8_t*>(q[i].data());
-        lens[i] = q[i].size();
-      }
+      bench::KeyViews views(q);
+      const std::vector<const uint8_t*>& ptrs = views.ptrs;
+      const std::vector<size_t>& lens = views.lens;
       std::unique_ptr<bool[]> res(new bool[batch]);
       rocksdb::ReadOptions ro;
       std::string value;
@@ -142,44 +152,29 @@ int main(int argc, char** argv) {
       std::vector<double> samples[4];
       size_t found[4] = {0, 0, 0, 0};
       const size_t kChunk = 16384;
-      for (size_t r = 0; r < rounds; ++r) {
-        std::fill(found, found + 4, 0);
-        for (size_t c0 = 0; c0 < qn; c0 += kChunk) {
-          size_t c1 = std::min(qn, c0 + kChunk);
-          for (int k = 0; k < 4; ++k) {
-            int m = (k + r + c0 / kChunk) % 4;  // who goes first rotates
-            double t0 = NowNs();
-            size_t c = 0;
-            if (m == 0) {
-              for (size_t i = c0; i < c1; ++i) {
-                rocksdb::Status g = reader.Get(ro, slices[i], &value);
-                if (!g.ok() && !g.IsNotFound()) Die("SstFileReader::Get", g);
-                c += g.ok();
-              }
-            } else if (m == 1) {
-              for (size_t i = c0; i < c1; i += batch) {
-                size_t e = std::min(c1, i + batch);
-                std::vector<rocksdb::Slice> keys(slices.begin() + i, slices.begin() + e);
-                std::vector<rocksdb::Status> g = reader.MultiGet(ro, keys, &values);
-                for (const rocksdb::Status& x : g) {
-                  if (!x.ok() && !x.IsNotFound()) Die("SstFileReader::MultiGet", x);
-                  c += x.ok();
-                }
-              }
-            } else if (m == 2) {
-              for (size_t i = c0; i < c1; ++i) c += rocksfilter_sst_may_match(sst, ptrs[i], lens[i]);
-            } else {
-              for (size_t i = c0; i < c1; i += batch) {
-                size_t e = std::min(c1, i + batch);
-                rocksfilter_sst_may_match_batch(sst, &ptrs[i], &lens[i], e - i, res.get());
-                for (size_t j = 0; j < e - i; ++j) c += res[j];
-              }
-            }
-            samples[m].push_back((NowNs() - t0) / (c1 - c0));
-            found[m] += c;
+      TakeTurns(qn, kChunk, rounds, [&](int m, size_t c0, size_t c1) {
+        size_t c = 0;
+        if (m == 0) {
+          for (size_t i = c0; i < c1; ++i) {
+            rocksdb::Status g = reader.Get(ro, slices[i], &value);
+            if (!g.ok() && !g.IsNotFound()) Die("SstFileReader::Get", g);
+            c += g.ok();
           }
+        } else if (m == 1) {
+          for (size_t i = c0; i < c1; i += batch) {
+            size_t e = std::min(c1, i + batch);
+            std::vector<rocksdb::Slice> keys(slices.begin() + i, slices.begin() + e);
+            std::vector<rocksdb::Status> g = reader.MultiGet(ro, keys, &values);
+            for (const rocksdb::Status& x : g) {
+              if (!x.ok() && !x.IsNotFound()) Die("SstFileReader::MultiGet", x);
+              c += x.ok();
+            }
+          }
+        } else {
+          c = OursQuery(sst, ptrs, lens, c0, c1, m == 2, batch, res.get());
         }
-      }
+        return c;
+      }, samples, found);
       // Never absent where RocksDB finds the key; batch == single.
       if (found[2] < found[0] || found[3] != found[2] || found[0] != found[1]) {
         fprintf(stderr, "ANSWER MISMATCH %s %s: get %zu multiget %zu ours %zu batch %zu\n", kind.c_str(),
@@ -194,6 +189,53 @@ int main(int argc, char** argv) {
       fflush(stdout);
     }
     rocksfilter_sst_free(sst);
+  }
+
+  // Ours alone: the full file against the partitioned one, same keys.
+  for (const std::string format : {"bloom", "ribbon"}) {
+    if (!Has(kinds, "full_" + format) || !Has(kinds, "partitioned_" + format)) continue;
+    rocksfilter_sst* ssts[2] = {nullptr, nullptr};
+    for (int f = 0; f < 2; ++f) {
+      std::string path = dir + "/" + (f == 0 ? "full_" : "partitioned_") + format + ".sst";
+      char* err = nullptr;
+      if (rocksfilter_sst_open(path.c_str(), &ssts[f], &err) != ROCKSFILTER_OK) {
+        fprintf(stderr, "rocksfilter_sst_open %s: %s\n", path.c_str(), err);
+        return 1;
+      }
+    }
+    rocksfilter_sst_properties props;
+    rocksfilter_sst_get_properties(ssts[1], &props);
+    for (const char* which : {"absent", "present"}) {
+      const std::vector<std::string>& q = std::string(which) == "absent" ? absent : present;
+      bench::KeyViews views(q);
+      const std::vector<const uint8_t*>& ptrs = views.ptrs;
+      const std::vector<size_t>& lens = views.lens;
+      std::unique_ptr<bool[]> res(new bool[batch]);
+      // m: 0 full single, 1 partitioned single, 2 full batch, 3 partitioned batch.
+      const char* methods[] = {"full_single", "partitioned_single", "full_batch", "partitioned_batch"};
+      std::vector<double> samples[4];
+      size_t found[4] = {0, 0, 0, 0};
+      const size_t kChunk = 16384;
+      TakeTurns(qn, kChunk, rounds, [&](int m, size_t c0, size_t c1) {
+        return OursQuery(ssts[m % 2], ptrs, lens, c0, c1, m < 2, batch, res.get());
+      }, samples, found);
+      // Every present key may match in both files; batch == single per file.
+      bool bad = found[2] != found[0] || found[3] != found[1] ||
+                 (std::string(which) == "present" && (found[0] != qn || found[1] != qn));
+      if (bad) {
+        fprintf(stderr, "ANSWER MISMATCH paired %s %s: full %zu/%zu partitioned %zu/%zu of %zu\n", format.c_str(),
+                which, found[0], found[2], found[1], found[3], qn);
+        return 1;
+      }
+      for (int m = 0; m < 4; ++m) {
+        printf("{\"paired\":\"%s\",\"keys\":%zu,\"partitions\":%u,\"queries\":\"%s\",\"method\":\"%s\","
+               "\"ns\":%.2f,\"answered_may_match\":%zu,\"of\":%zu}\n",
+               format.c_str(), n, props.num_partitions, which, methods[m], Median(samples[m]), found[m], qn);
+      }
+      fflush(stdout);
+    }
+    rocksfilter_sst_free(ssts[0]);
+    rocksfilter_sst_free(ssts[1]);
   }
   return 0;
 }
