@@ -71,6 +71,10 @@ rust-test:
 	# The measured FP rates of sized blocks and Ribbon's first-seed failure
 	# rates, printed in the log (a few seconds).
 	$(TEST_CARGO) test --release --locked --test calibration -- --nocapture --test-threads=1
+	# The AVX2 Ribbon kernels on a CPU with AVX-512 (the runs above took the
+	# AVX-512 ones there): the library's tests, the golden blocks, the
+	# partitioned batches.
+	ROCKSFILTER_NO_AVX512=1 $(TEST_CARGO) test --release --locked --lib --test golden --test partitioned
 
 # The C tests (c_tests/build.rs compiles them with the `cc` crate): the C API
 # test, the oracle/extractor selftest, compat all against RocksDB 7.8.3 and

@@ -10,7 +10,8 @@
 //! `ROCKSFILTER_PORTABLE=1` in the environment (read at detection, i.e. by
 //! the first call that needs it) turns every extension off, so the portable
 //! (x86-64 baseline: SSE2) code runs everywhere: for testing those paths and
-//! for measuring what the extensions buy.
+//! for measuring what the extensions buy. `ROCKSFILTER_NO_AVX512=1` turns
+//! AVX-512 alone off (the AVX2 kernels then run on AVX-512 machines).
 //!
 //! What each extension is used for (and what it buys, measured on Zen 3):
 //! * AVX2: FastLocalBloom probes, eight per instruction sequence (RocksDB's
@@ -19,6 +20,9 @@
 //! * POPCNT: Ribbon queries and back-substitution (parities of 128-bit rows).
 //! * BMI1: Ribbon banding (`tzcnt` to find a row's first coefficient).
 //! * BMI2: FastLocalBloom builds (three-operand shifts in the probe loop).
+//! * AVX-512 F and VPOPCNTDQ (built with Rust 1.89 or later): Ribbon
+//!   queries, four solution columns per register and their parities in one
+//!   instruction (on Zen 4: a full-filter batch 16.0 -> 13.9 ns per key).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -31,6 +35,7 @@ impl Features {
     const POPCNT: u8 = 2;
     const BMI1: u8 = 4;
     const BMI2: u8 = 8;
+    const AVX512: u8 = 16;
     /// Set once detection ran, so that a detected empty set is not 0.
     const DETECTED: u8 = 0x80;
 
@@ -57,6 +62,13 @@ impl Features {
     #[inline(always)]
     pub(crate) fn bmi2(self) -> bool {
         self.0 & Self::BMI2 != 0
+    }
+
+    /// AVX-512 F and VPOPCNTDQ, with AVX2 and POPCNT (only set when the
+    /// compiler has their intrinsics: `rocksfilter_avx512`, build.rs).
+    #[inline(always)]
+    pub(crate) fn avx512(self) -> bool {
+        self.0 & Self::AVX512 != 0
     }
 }
 
@@ -92,6 +104,14 @@ fn detect() -> Features {
         }
         if std::is_x86_feature_detected!("bmi2") {
             f |= Features::BMI2;
+        }
+        #[cfg(rocksfilter_avx512)]
+        if f & (Features::AVX2 | Features::POPCNT) == Features::AVX2 | Features::POPCNT
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vpopcntdq")
+            && std::env::var_os("ROCKSFILTER_NO_AVX512").is_none_or(|v| v == "0")
+        {
+            f |= Features::AVX512;
         }
     }
     let _ = portable;

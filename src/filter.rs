@@ -316,11 +316,15 @@ macro_rules! ribbon_query_fns {
 
 ribbon_query_fns!(ribbon_hash_popcnt, ribbon_key_popcnt, "popcnt", query_prepared_inline);
 ribbon_query_fns!(ribbon_hash_avx2, ribbon_key_avx2, "avx2,popcnt", query_prepared_avx2);
+#[cfg(rocksfilter_avx512)]
+ribbon_query_fns!(ribbon_hash_avx512, ribbon_key_avx512, "avx2,popcnt,avx512f,avx512vpopcntdq", query_prepared_avx512);
 
 impl Query {
     /// The functions for the kernel the format chose at load.
     fn select(reader: &Reader) -> Query {
         match *reader {
+            #[cfg(all(target_arch = "x86_64", rocksfilter_avx512))]
+            Reader::Ribbon(_, ribbon::Kernel::Avx512) => Query { hash: ribbon_hash_avx512, key: ribbon_key_avx512 },
             #[cfg(target_arch = "x86_64")]
             Reader::Ribbon(_, ribbon::Kernel::Avx2) => Query { hash: ribbon_hash_avx2, key: ribbon_key_avx2 },
             #[cfg(target_arch = "x86_64")]
@@ -594,9 +598,9 @@ impl<'a> Filter<'a> {
         }
     }
 
-    /// This filter's bytes and geometry when its kernel is
-    /// Standard128Ribbon's AVX2 one (AVX2 and POPCNT detected): what
-    /// [`ribbon::may_match_routed_avx2`] queries. The geometry is a copy
+    /// This filter's bytes and geometry when its kernel is one of
+    /// Standard128Ribbon's AVX2 or AVX-512 ones (AVX2 and POPCNT detected):
+    /// what [`ribbon::may_match_routed_avx2`] queries. The geometry is a copy
     /// (28 bytes), so that a batch's gathered routes hold it rather than
     /// a pointer into each partition's `Filter` (measured,
     /// `benches/partitioned.rs`: Ribbon batch 25.4-25.8 -> 25.1-25.2 ns
@@ -604,9 +608,16 @@ impl<'a> Filter<'a> {
     #[inline]
     pub(crate) fn ribbon_avx2(&self) -> Option<(&[u8], RibbonGeometry)> {
         match self.reader {
-            Reader::Ribbon(g, ribbon::Kernel::Avx2) => Some((self.as_bytes(), g)),
+            Reader::Ribbon(g, ribbon::Kernel::Avx2 | ribbon::Kernel::Avx512) => Some((self.as_bytes(), g)),
             _ => None,
         }
+    }
+
+    /// Whether this filter's kernel is Standard128Ribbon's AVX-512 one
+    /// (then [`ribbon::may_match_routed_avx512`] may query it).
+    #[inline]
+    pub(crate) fn ribbon_avx512(&self) -> bool {
+        matches!(self.reader, Reader::Ribbon(_, ribbon::Kernel::Avx512))
     }
 
     /// Second half: the answer for `key`, whose [`Filter::prepare_probe`]

@@ -431,9 +431,12 @@ fn extreme_fp_targets_round_trip() {
     }
 }
 
-/// The AVX2 query (two columns per register) and the SSE2/portable one
-/// give the same answer for every column count (odd and even, 1 to 32),
-/// both window shapes (start_bit 0 and not), present and absent keys.
+/// The AVX2 query (two columns per register), the AVX-512 one (four; where
+/// the CPU and the compiler have it) and the SSE2/portable one give the
+/// same answer for every column count (1 to 32: every remainder of 2 and
+/// of 4), both window shapes (start_bit 0 and not), present and absent
+/// keys; and the AVX-512 query never reads past the window (a block cut
+/// right after it answers as the whole one).
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn avx2_query_equals_portable_query() {
@@ -443,6 +446,8 @@ fn avx2_query_equals_portable_query() {
     }
     let mut rng = Rng(7);
     let mut columns_seen = std::collections::BTreeSet::new();
+    #[allow(unused_mut, unused_variables)]
+    let mut wide_checked = 0usize;
     for bpk in [1.0, 1.5, 2.0, 3.0, 4.0, 5.5, 7.0, 8.0, 10.0, 12.0, 15.5, 20.0, 23.45, 30.0, 40.0, 60.0, 99.99] {
         let h = rng.hashes(3000);
         let RibbonBuild::Ribbon(block) = build_bpk(&h, bpk) else { continue };
@@ -456,9 +461,52 @@ fn avx2_query_equals_portable_query() {
             // SAFETY: AVX2 and POPCNT detected above.
             let fast = unsafe { geo.query_prepared_avx2(data, &p) };
             assert_eq!(fast, geo.query_prepared_impl(data, &p), "bpk={bpk} key={k:#x}");
+            #[cfg(rocksfilter_avx512)]
+            if cpu.avx512() {
+                // SAFETY: AVX-512 F and VPOPCNTDQ detected (with AVX2 and
+                // POPCNT: Features::avx512).
+                let wide = unsafe { geo.query_prepared_avx512(data, &p) };
+                assert_eq!(wide, fast, "AVX-512, bpk={bpk} key={k:#x}");
+                wide_checked += 1;
+            }
         }
         assert!(start_zero > 0, "no window with start_bit 0 at bpk={bpk}");
     }
-    // Both parities of the column count were exercised.
-    assert!(columns_seen.iter().any(|c| c % 2 == 1) && columns_seen.iter().any(|c| c % 2 == 0), "{columns_seen:?}");
+    // Every remainder of the column count by 4 was exercised.
+    assert!((0..4).all(|r| columns_seen.iter().any(|c| c % 4 == r)), "{columns_seen:?}");
+    #[cfg(rocksfilter_avx512)]
+    if cpu.avx512() {
+        assert!(wide_checked > 100_000, "{wide_checked}");
+    }
+}
+
+/// The AVX-512 query reads only its window: each window copied into a
+/// buffer of exactly its bytes (at its end of an allocation, so that a
+/// read past it would be a different allocation's or unmapped memory's,
+/// which the sanitizers and valgrind report) answers as in the block.
+#[cfg(all(target_arch = "x86_64", rocksfilter_avx512))]
+#[test]
+fn avx512_query_reads_only_its_window() {
+    let cpu = crate::arch::features();
+    if !cpu.avx512() {
+        return;
+    }
+    let mut rng = Rng(11);
+    for bpk in [2.0, 7.0, 10.0, 23.45] {
+        let h = rng.hashes(2000);
+        let RibbonBuild::Ribbon(block) = build_bpk(&h, bpk) else { continue };
+        let geo = RibbonGeometry::parse(&block).unwrap().unwrap();
+        for k in h.iter().copied().chain(rng.hashes(2000)) {
+            let p = geo.prepare(k);
+            let range = p.byte_range();
+            // The window alone, at offset 0 of its own prepared state.
+            let window = block[range.clone()].to_vec().into_boxed_slice();
+            let shifted = RibbonPrepared { segment_num: 0, ..p };
+            // SAFETY: AVX-512 F and VPOPCNTDQ detected (Features::avx512).
+            let (whole, alone) = unsafe { (geo.query_prepared_avx512(&block, &p), geo.query_prepared_avx512(&window, &shifted)) };
+            assert_eq!(whole, alone, "bpk={bpk} key={k:#x}");
+            // SAFETY: as above; one byte short of the window: "may match".
+            assert!(unsafe { geo.query_prepared_avx512(&window[..window.len() - 1], &shifted) });
+        }
+    }
 }

@@ -52,10 +52,13 @@ enum Routed {
     /// FastLocalBloom with the one-round AVX2 kernel (RocksDB's Bloom
     /// filters up to ~14 bits/key): [`fast_local::may_match_routed_avx2`].
     Bloom,
-    /// Standard128Ribbon with the AVX2 kernel, except maybe a few Bloom
-    /// fallbacks (queried one key at a time):
+    /// Standard128Ribbon with the AVX2 or AVX-512 kernel, except maybe a
+    /// few Bloom fallbacks (queried one key at a time):
     /// [`ribbon::may_match_routed_avx2`].
     Ribbon,
+    /// As `Ribbon`, every Ribbon filter with the AVX-512 kernel:
+    /// [`ribbon::may_match_routed_avx512`].
+    Ribbon512,
 }
 
 /// Where the distinct filter blocks are.
@@ -299,7 +302,7 @@ impl<'a> Partitions<'a> {
         // 247 that `tests/handles.rs` measures against its 256.
         let gather = n >= 8 * unique.len();
         let bloom: Vec<_> = if gather && self.routed == Routed::Bloom { unique.iter().map(Filter::fast_local_le8).collect() } else { Vec::new() };
-        let ribbon: Vec<_> = if gather && self.routed == Routed::Ribbon { unique.iter().map(Filter::ribbon_avx2).collect() } else { Vec::new() };
+        let ribbon: Vec<_> = if gather && self.routed != Routed::Bloom { unique.iter().map(Filter::ribbon_avx2).collect() } else { Vec::new() };
         for c0 in (0..n).step_by(CHUNK) {
             let m = (n - c0).min(CHUNK);
             if let Some(l) = lookup {
@@ -336,10 +339,20 @@ impl<'a> Partitions<'a> {
                 unsafe { fast_local::may_match_routed_avx2(route, out) };
             } else {
                 let route = |j: usize| route(&ribbon, unique, Filter::ribbon_avx2, part[j], answer[j], probe(c0 + j));
-                // SAFETY: Routed::Ribbon only when every filter's kernel
-                // is Ribbon's Avx2, chosen only on CPUs with AVX2 and
-                // POPCNT; every Probe comes from `ribbon_avx2`.
-                unsafe { ribbon::may_match_routed_avx2(route, out) };
+                match self.routed {
+                    #[cfg(rocksfilter_avx512)]
+                    // SAFETY: Routed::Ribbon512 only when every Ribbon
+                    // filter's kernel is Avx512, chosen only on CPUs with
+                    // AVX-512 F and VPOPCNTDQ, AVX2 and POPCNT; every
+                    // Probe comes from `ribbon_avx2`, which gives only
+                    // Ribbon filters.
+                    Routed::Ribbon512 => unsafe { ribbon::may_match_routed_avx512(route, out) },
+                    // SAFETY: Routed::Ribbon (or Ribbon512) only when every
+                    // Ribbon filter's kernel is Avx2 or Avx512, chosen only
+                    // on CPUs with AVX2 and POPCNT; every Probe comes from
+                    // `ribbon_avx2`.
+                    _ => unsafe { ribbon::may_match_routed_avx2(route, out) },
+                }
             }
         }
     }
@@ -578,7 +591,11 @@ impl<'a> Partitions<'a> {
             // Ribbon partitions, and maybe a few small ones RocksDB's
             // Ribbon policy wrote as Bloom (its fallback below a key
             // count): those are queried one key at a time.
-            Routed::Ribbon
+            if unique.iter().all(|f| f.ribbon_avx512() || f.ribbon_avx2().is_none()) {
+                Routed::Ribbon512
+            } else {
+                Routed::Ribbon
+            }
         } else {
             Routed::No
         };
