@@ -14,6 +14,10 @@
 //!   ... -- --decimal   keys "k" + 19 zero-padded decimal digits (as
 //!   bench/sst writes them: a common prefix of 13 bytes at 1M keys, a
 //!   7-byte tail) instead of "user" + 16 scrambled hex digits
+//!   ... -- --reads   open both files through reads (`Sst::open_source`,
+//!   as a path or an engine's callback opens them: the handle owns its
+//!   filter bytes, 64-byte aligned) instead of borrowing the bytes in
+//!   memory (`Sst::from_bytes`: the filters stay where the file has them)
 //!   cargo test --benches --release              quick run (20,000 keys)
 
 #[path = "../tests/support/craft.rs"]
@@ -21,7 +25,7 @@ mod craft;
 
 use std::time::Instant;
 
-use rocksfilter::{Policy, Sst, SstFilter};
+use rocksfilter::{Policy, Sst, SstFilter, SstOptions};
 
 fn key(i: u64) -> Vec<u8> {
     if DECIMAL.load(std::sync::atomic::Ordering::Relaxed) {
@@ -43,6 +47,7 @@ fn main() {
     let n = arg("--keys", if quick { 20_000 } else { 1_000_000 });
     let rounds = arg("--rounds", if quick { 1 } else { 7 });
     let only = arg("--only", usize::MAX);
+    let reads = args.iter().any(|a| a == "--reads");
     let policy_arg = args.iter().position(|a| a == "--policy").and_then(|i| args.get(i + 1)).cloned();
     let mut keys: Vec<Vec<u8>> = (0..n as u64).map(|i| key(2 * i)).collect();
     keys.sort();
@@ -66,8 +71,15 @@ fn main() {
         }
         let full = craft::Crafted::synthetic(&keys, policy, None).finish();
         let part = craft::Crafted::synthetic(&keys, policy, Some(3300)).finish();
-        let full = Sst::from_bytes(&full).expect("full opens");
-        let part = Sst::from_bytes(&part).expect("partitioned opens");
+        fn open(file: &[u8], reads: bool) -> rocksfilter::Result<Sst<'_>> {
+            if reads {
+                Sst::open_source(file, SstOptions::default())
+            } else {
+                Sst::from_bytes(file)
+            }
+        }
+        let full = open(&full, reads).expect("full opens");
+        let part = open(&part, reads).expect("partitioned opens");
         let parts = match part.filter() {
             SstFilter::Partitioned(p) => p.len(),
             _ => panic!("not partitioned"),

@@ -253,3 +253,40 @@ fn every_declared_length_is_checked_before_allocating() {
     let err = Sst::open_source(&Huge, SstOptions::default()).unwrap_err();
     assert!(err.message().contains("cannot allocate") && err.message().contains("at offset 0"), "{err}");
 }
+
+/// Partitions read from a source are kept each from a cache line on (in
+/// the file they start wherever the previous block ended, so most Bloom
+/// lines would straddle two cache lines), in one buffer of their bytes
+/// rounded up to 64 each (plus page slack); from the caller's memory they
+/// stay where they are and nothing is held. Both answer alike.
+#[test]
+fn partitions_read_from_a_source_start_on_cache_lines() {
+    let keys: Vec<Vec<u8>> = (0..30_000u64).map(|i| format!("key{:012}", i * 7).into_bytes()).collect();
+    for policy in [Policy::Bloom, Policy::Ribbon] {
+        let file = Crafted::synthetic(&keys, policy, Some(500)).finish();
+        let read = Sst::open_source(file.as_slice(), SstOptions::default()).unwrap();
+        let borrowed = Sst::from_bytes(&file).unwrap();
+        let rocksfilter::SstFilter::Partitioned(p) = read.filter() else { panic!("{policy:?}: not partitioned") };
+        let rocksfilter::SstFilter::Partitioned(q) = borrowed.filter() else { panic!("{policy:?}: not partitioned") };
+        assert!(p.len() >= 50, "{policy:?}: {} partitions", p.len());
+        let mut rounded = 0;
+        for (i, f) in p.filters().iter().enumerate() {
+            let at = f.as_bytes().as_ptr() as usize;
+            assert_eq!(at % 64, 0, "{policy:?}: partition {i} starts {} bytes into a cache line", at % 64);
+            assert_eq!(f.as_bytes(), q.filters()[i].as_bytes(), "{policy:?}: partition {i}");
+            rounded += f.as_bytes().len().next_multiple_of(64) as u64;
+        }
+        // In the file some partition starts off a cache line (so the copy
+        // is what aligned them).
+        assert!(q.filters().iter().any(|f| (f.as_bytes().as_ptr() as usize - file.as_ptr() as usize) % 64 != 0));
+        let held = read.open_stats().bytes_held;
+        assert!(held >= rounded && held < rounded + 2 * 4096, "{policy:?}: {held} bytes held for {rounded} bytes of aligned partitions");
+        assert_eq!(borrowed.open_stats().bytes_held, 0);
+        let probes: Vec<Vec<u8>> = (0..60_000u64).map(|i| format!("key{:012}", i * 7 / 2).into_bytes()).collect();
+        let (mut a, mut b) = (vec![false; probes.len()], vec![false; probes.len()]);
+        read.may_match_batch(&probes, &mut a);
+        borrowed.may_match_batch(&probes, &mut b);
+        assert_eq!(a, b, "{policy:?}");
+        assert!(keys.iter().all(|k| read.may_match(k)), "{policy:?}: a key reads as absent");
+    }
+}
