@@ -562,9 +562,9 @@ typedef struct rocksfilter_sst_open_stats {
    */
   uint64_t bytes_read;
   /**
-   * Bytes the handle owns for its queries (filter blocks; a partitioned
-   * filter's partitions each from a cache line on; alignment included);
-   * 0 when queries read the caller's memory or a mapping. The handle's other
+   * Bytes the handle owns for its queries (filter blocks, and the
+   * partition index of a partitioned filter, alignment included); 0 when
+   * queries read the caller's memory or a mapping. The handle's other
    * memory is small and fixed, plus the separators of a partitioned or
    * block-based filter's index.
    */

@@ -224,8 +224,8 @@ type SSTOpenStats struct {
 	// BytesRead is the number of bytes those reads returned.
 	BytesRead uint64
 	// BytesHeld is the number of bytes the C library owns for the SST's
-	// queries: its filter blocks (a partitioned filter's partitions each
-	// from a cache line on), alignment included. The SST's other memory is
+	// queries: its filter blocks, and the partition index of a
+	// partitioned filter, alignment included. The SST's other memory is
 	// small and fixed, plus the separators of a partitioned or
 	// block-based filter's index, plus for OpenSSTMemory the copy of the
 	// whole file it made.

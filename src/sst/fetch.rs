@@ -10,12 +10,11 @@
 //! it, and every block's checksum is verified once, here, on the bytes that
 //! queries will read. Nothing reads the source after open returns.
 //!
-//! Windows are owned, 64-byte-aligned buffers. A window read for a full
-//! filter is kept by the handle as it is; a partitioned filter's
-//! partitions are copied out of theirs into one buffer, each from a cache
-//! line on ([`Fetcher::keep_aligned`]); a block served from any other
-//! window (the suffix read of metadata) is copied out, so a handle never
-//! keeps bytes it does not query.
+//! Windows are owned, 64-byte-aligned buffers. A window read for filter
+//! bytes (a full filter, or a partitioned filter's partitions and index)
+//! is kept by the handle as it is, shared by the filters inside it; a
+//! block served from any other window (the suffix read of metadata) is
+//! copied out, so a handle never keeps bytes it does not query.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -285,39 +284,6 @@ impl<'a, 's> Fetcher<'a, 's> {
                 Bytes::Owned(v, at)
             }
         })
-    }
-
-    /// The bytes of `blocks` (a partitioned filter's partitions) for a
-    /// handle to keep. Read from a source, they are copied into one new
-    /// buffer, each block starting on a cache line: in the file a block
-    /// starts wherever the previous one ended (a FastLocalBloom partition
-    /// takes 64 x lines + 10 bytes with its metadata and trailer), so in
-    /// the window read most partitions' 64-byte lines straddle two cache
-    /// lines and each probe touches two. The copy costs at most 63 bytes
-    /// per block (less the index block and the trailers it leaves
-    /// behind) and a memcpy at open. Blocks of the caller's memory or of a
-    /// mapping are kept where they are ([`Fetcher::keep`]): no copy.
-    pub(crate) fn keep_aligned(&mut self, blocks: &[&Block<'a>]) -> Result<Vec<Bytes<'a>>> {
-        const LINE: usize = 64;
-        if blocks.is_empty() || !blocks.iter().all(|b| matches!(b.win.store, Store::Owned(_))) {
-            return blocks.iter().map(|b| self.keep(b)).collect();
-        }
-        let mut at = Vec::with_capacity(blocks.len());
-        let mut total = 0usize;
-        for b in blocks {
-            at.push(total);
-            // Within the file's length, which fits in memory (the blocks
-            // were read): no overflow.
-            total += b.data().len().next_multiple_of(LINE);
-        }
-        let offset = blocks.first().map_or(0, |b| b.win.offset + b.at.start as u64);
-        let mut buf = Owned::zeroed(total, offset, true)?;
-        for (b, &a) in blocks.iter().zip(&at) {
-            buf.bytes_mut()[a..a + b.data().len()].copy_from_slice(b.data());
-        }
-        self.stats.bytes_held += buf.capacity() as u64;
-        let buf = Arc::new(buf);
-        Ok(blocks.iter().zip(at).map(|(b, a)| Bytes::Shared(buf.clone(), a..a + b.data().len())).collect())
     }
 
     /// The window holding `r`, a filter window when `filters`.

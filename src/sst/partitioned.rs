@@ -566,22 +566,14 @@ impl<'a> Partitions<'a> {
                 fatal_io(fetch.prefetch(lo..hi, true))?.ok();
             }
         }
-        // RocksDB reads a partition when a query needs it and answers "may
-        // match" if that fails.
-        let mut blocks = Vec::with_capacity(distinct.len());
-        for &h in &distinct {
-            blocks.push(fatal_io(fetch.block(footer, h, "filter partition"))?);
-        }
-        let readable: Vec<_> = blocks.iter().filter_map(|b| b.as_ref().ok()).collect();
-        let mut kept = fetch.keep_aligned(&readable)?.into_iter();
         let mut unique = Vec::with_capacity(distinct.len());
         let mut unreadable = Vec::new();
-        for (h, b) in distinct.iter().zip(blocks) {
-            // `kept` holds one range per readable block, in order.
-            let f = match b.map(|_| kept.next()) {
-                Ok(Some(bytes)) => Filter::from_held(bytes)
+        for h in distinct {
+            // RocksDB reads a partition when a query needs it and answers
+            // "may match" if that fails.
+            let f = match fatal_io(fetch.block(footer, h, "filter partition"))? {
+                Ok(b) => Filter::from_held(fetch.keep(&b)?)
                     .map_err(|e| crate::Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))),
-                Ok(None) => Err(crate::Error::corruption(format!("filter block at offset {}: not kept", h.offset))),
                 Err(e) => Err(e),
             };
             unique.push(f.unwrap_or_else(|e| {

@@ -104,9 +104,8 @@ pub struct OpenStats {
     pub reads: u64,
     /// Bytes those calls returned.
     pub bytes_read: u64,
-    /// Bytes of filter the handle owns for its queries (a partitioned
-    /// filter's partitions each from a cache line on), alignment slack
-    /// included; 0 when
+    /// Bytes of filter (and, for partitioned filters, partition index)
+    /// the handle owns for its queries, alignment slack included; 0 when
     /// queries read the caller's memory or a mapping.
     pub bytes_held: u64,
 }

@@ -34,7 +34,7 @@ public final class SstOpenStats {
     }
 
     /**
-     * @return native bytes the handle owns for its queries (filter blocks; a partitioned filter's partitions each from a cache line on; alignment included)
+     * @return native bytes the handle owns for its queries (filter blocks, and the partition index of a partitioned filter, alignment included)
      */
     public long bytesHeld() {
         return bytesHeld;
