@@ -15,9 +15,9 @@
 //!   bench/sst writes them: a common prefix of 13 bytes at 1M keys, a
 //!   7-byte tail) instead of "user" + 16 scrambled hex digits
 //!   ... -- --reads   open both files through reads (`Sst::open_source`,
-//!   as a path or an engine's callback opens them: the handle owns its
-//!   filter bytes, 64-byte aligned) instead of borrowing the bytes in
-//!   memory (`Sst::from_bytes`: the filters stay where the file has them)
+//!   as a path or an engine's callback opens them: the handle owns the
+//!   bytes it read, from a cache line on) instead of borrowing them in
+//!   memory (`Sst::from_bytes`: the filters stay where the buffer has them)
 //!   cargo test --benches --release              quick run (20,000 keys)
 
 #[path = "../tests/support/craft.rs"]
