@@ -606,7 +606,7 @@ impl<'a> Filter<'a> {
     /// `benches/partitioned.rs`: Ribbon batch 25.4-25.8 -> 25.1-25.2 ns
     /// per key).
     #[inline]
-    pub(crate) fn ribbon_avx2(&self) -> Option<(&[u8], RibbonGeometry)> {
+    pub(crate) fn ribbon_routable(&self) -> Option<(&[u8], RibbonGeometry)> {
         match self.reader {
             Reader::Ribbon(g, ribbon::Kernel::Avx2 | ribbon::Kernel::Avx512) => Some((self.as_bytes(), g)),
             _ => None,

@@ -1062,10 +1062,11 @@ pub unsafe extern "C" fn rocksfilter_hash64(key: *const u8, len: usize) -> u64 {
     // code: their hash calls nothing that could unwind, so the function
     // needs no frame, no saved registers and no unwind guard. Measured
     // (`bench/compare --ops hash`, 20-byte keys): see BENCHMARKS.md.
-    if !key.is_null() && len <= 128 {
-        // SAFETY: header contract: key readable for len bytes (at most 128,
-        // within PTRDIFF_MAX).
-        return crate::hash::hash64_inline(unsafe { std::slice::from_raw_parts(key, len) });
+    if len <= 128 {
+        // SAFETY: header contract: key readable for len bytes.
+        if let Ok(k) = unsafe { bytes(key, len) } {
+            return crate::hash::hash64_inline(k);
+        }
     }
     hash64_guarded(key, len)
 }

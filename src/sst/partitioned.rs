@@ -302,7 +302,7 @@ impl<'a> Partitions<'a> {
         // 247 that `tests/handles.rs` measures against its 256.
         let gather = n >= 8 * unique.len();
         let bloom: Vec<_> = if gather && self.routed == Routed::Bloom { unique.iter().map(Filter::fast_local_le8).collect() } else { Vec::new() };
-        let ribbon: Vec<_> = if gather && self.routed != Routed::Bloom { unique.iter().map(Filter::ribbon_avx2).collect() } else { Vec::new() };
+        let ribbon: Vec<_> = if gather && self.routed != Routed::Bloom { unique.iter().map(Filter::ribbon_routable).collect() } else { Vec::new() };
         for c0 in (0..n).step_by(CHUNK) {
             let m = (n - c0).min(CHUNK);
             if let Some(l) = lookup {
@@ -338,19 +338,19 @@ impl<'a> Partitions<'a> {
                 // from `fast_local_le8`, which gives only such filters.
                 unsafe { fast_local::may_match_routed_avx2(route, out) };
             } else {
-                let route = |j: usize| route(&ribbon, unique, Filter::ribbon_avx2, part[j], answer[j], probe(c0 + j));
+                let route = |j: usize| route(&ribbon, unique, Filter::ribbon_routable, part[j], answer[j], probe(c0 + j));
                 match self.routed {
                     #[cfg(rocksfilter_avx512)]
                     // SAFETY: Routed::Ribbon512 only when every Ribbon
                     // filter's kernel is Avx512, chosen only on CPUs with
                     // AVX-512 F and VPOPCNTDQ, AVX2 and POPCNT; every
-                    // Probe comes from `ribbon_avx2`, which gives only
+                    // Probe comes from `ribbon_routable`, which gives only
                     // Ribbon filters.
                     Routed::Ribbon512 => unsafe { ribbon::may_match_routed_avx512(route, out) },
                     // SAFETY: Routed::Ribbon (or Ribbon512) only when every
                     // Ribbon filter's kernel is Avx2 or Avx512, chosen only
                     // on CPUs with AVX2 and POPCNT; every Probe comes from
-                    // `ribbon_avx2`.
+                    // `ribbon_routable`.
                     _ => unsafe { ribbon::may_match_routed_avx2(route, out) },
                 }
             }
@@ -585,13 +585,13 @@ impl<'a> Partitions<'a> {
             Routed::No
         } else if unique.iter().all(|f| f.fast_local_le8().is_some()) {
             Routed::Bloom
-        } else if unique.iter().all(|f| f.ribbon_avx2().is_some() || f.kind() != crate::Kind::Standard128Ribbon)
-            && unique.iter().any(|f| f.ribbon_avx2().is_some())
+        } else if unique.iter().all(|f| f.ribbon_routable().is_some() || f.kind() != crate::Kind::Standard128Ribbon)
+            && unique.iter().any(|f| f.ribbon_routable().is_some())
         {
             // Ribbon partitions, and maybe a few small ones RocksDB's
             // Ribbon policy wrote as Bloom (its fallback below a key
             // count): those are queried one key at a time.
-            if unique.iter().all(|f| f.ribbon_avx512() || f.ribbon_avx2().is_none()) {
+            if unique.iter().all(|f| f.ribbon_avx512() || f.ribbon_routable().is_none()) {
                 Routed::Ribbon512
             } else {
                 Routed::Ribbon
