@@ -91,12 +91,19 @@ fn lookups_and_batches_answer_as_the_textbook_partition() {
             for (k, &w) in probes.iter().zip(&want) {
                 assert_eq!(sst.may_match(k), w, "{shape} {policy:?}: single query of {k:?}");
             }
-            for &len in &[1usize, 31, 33, 1000, probes.len()] {
-                for (c, chunk) in probes.chunks(len).enumerate() {
-                    let mut out = vec![false; chunk.len()];
-                    sst.may_match_batch(chunk, &mut out);
-                    for (j, (&got, k)) in out.iter().zip(chunk).enumerate() {
-                        assert_eq!(got, want[c * len + j], "{shape} {policy:?}: batch of {len}, key {k:?}");
+            // The probes as they come, and in key order (as MultiGet sends
+            // them: the batch's one-compare runs).
+            let mut sorted: Vec<(Vec<u8>, bool)> = probes.iter().cloned().zip(want.iter().copied()).collect();
+            sorted.sort();
+            let (sorted, sorted_want): (Vec<Vec<u8>>, Vec<bool>) = sorted.into_iter().unzip();
+            for (order, probes, want) in [("as they come", &probes, &want), ("in order", &sorted, &sorted_want)] {
+                for &len in &[1usize, 31, 33, 1000, probes.len()] {
+                    for (c, chunk) in probes.chunks(len).enumerate() {
+                        let mut out = vec![false; chunk.len()];
+                        sst.may_match_batch(chunk, &mut out);
+                        for (j, (&got, k)) in out.iter().zip(chunk).enumerate() {
+                            assert_eq!(got, want[c * len + j], "{shape} {policy:?}: batch of {len} {order}, key {k:?}");
+                        }
                     }
                 }
             }

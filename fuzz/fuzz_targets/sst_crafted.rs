@@ -258,10 +258,21 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(sst.may_match(k), b, "the batch query differs from the single one");
                 let _ = sst.prefix_may_match(k);
             }
+            // The same keys in order (the partitioned batch's runs).
+            let mut sorted = probe.clone();
+            sorted.sort();
+            let mut batch = vec![false; sorted.len()];
+            sst.may_match_batch(&sorted, &mut batch);
+            for (k, b) in sorted.iter().zip(batch) {
+                assert_eq!(sst.may_match(k), b, "the batch query in key order differs from the single one");
+            }
             if benign {
                 for k in &keys {
                     assert!(sst.may_match(k), "benign edits lost key {:?}", String::from_utf8_lossy(k));
                 }
+                let mut batch = vec![false; keys.len()];
+                sst.may_match_batch(&keys, &mut batch);
+                assert!(batch.iter().all(|&b| b), "benign edits lost a key in a batch in key order");
             }
         }
     }

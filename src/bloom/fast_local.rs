@@ -691,7 +691,7 @@ impl FastLocalGeometry {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
-    route: impl Fn(usize) -> Route<'d, 'k, FastLocalGeometry>,
+    mut route: impl FnMut(usize) -> Route<'d, 'k, FastLocalGeometry>,
     results: &mut [bool],
 ) {
     const BATCH: usize = 32;

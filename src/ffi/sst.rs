@@ -718,8 +718,11 @@ pub unsafe extern "C" fn rocksfilter_sst_may_match(s: *const rocksfilter_sst, ke
 /// (lens[i] bytes), for i < n, exactly as rocksfilter_sst_may_match() would.
 /// Faster per key on full and partitioned filters (RocksDB's MultiGet
 /// style): keys are taken 32 at a time, each one's filter partition found
-/// and its probe hashed and prefetched, before any is probed. The caller owns every array; nothing is
-/// kept after the call. Fails open as rocksfilter_filter_may_match_batch():
+/// and its probe hashed and prefetched, before any is probed. On a
+/// partitioned filter, keys in the file's order (as RocksDB's MultiGet sorts
+/// them) are faster still: a key in the same partition as the one before it
+/// is routed with one compare; any order gives the same answers. The caller
+/// owns every array; nothing is kept after the call. Fails open as rocksfilter_filter_may_match_batch():
 /// true for every key when the handle, keys or lens is NULL, and for a NULL
 /// keys[i] with non-zero lens[i]; no-op when results is NULL. Thread-safe.
 #[no_mangle]

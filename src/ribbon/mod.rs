@@ -653,7 +653,7 @@ pub(crate) unsafe fn query_prepared_avx512(data: &[u8], p: &RibbonPrepared) -> b
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
-    route: impl Fn(usize) -> Route<'d, 'k, RibbonGeometry>,
+    route: impl FnMut(usize) -> Route<'d, 'k, RibbonGeometry>,
     results: &mut [bool],
 ) {
     may_match_routed::<AVX2>(route, results)
@@ -665,7 +665,7 @@ pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
 #[cfg(all(target_arch = "x86_64", rocksfilter_avx512))]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512vpopcntdq")]
 pub(crate) unsafe fn may_match_routed_avx512<'d, 'k>(
-    route: impl Fn(usize) -> Route<'d, 'k, RibbonGeometry>,
+    route: impl FnMut(usize) -> Route<'d, 'k, RibbonGeometry>,
     results: &mut [bool],
 ) {
     may_match_routed::<AVX512>(route, results)
@@ -676,7 +676,7 @@ pub(crate) unsafe fn may_match_routed_avx512<'d, 'k>(
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn may_match_routed<'d, 'k, const WIDTH: u8>(
-    route: impl Fn(usize) -> Route<'d, 'k, RibbonGeometry>,
+    mut route: impl FnMut(usize) -> Route<'d, 'k, RibbonGeometry>,
     results: &mut [bool],
 ) {
     const BATCH: usize = 32;

@@ -711,7 +711,10 @@ impl<'a> Sst<'a> {
     /// `keys[i]`, exactly as `may_match(keys[i])` would. Faster on full and
     /// partitioned filters: keys are hashed (with a partitioned filter,
     /// after finding each one's partition) and their cache lines prefetched
-    /// before any is probed.
+    /// before any is probed. On a partitioned filter, keys in the file's
+    /// order (as RocksDB's MultiGet sorts them) are faster still: a key in
+    /// the same partition as the one before it is routed with one compare.
+    /// Any order gives the same answers.
     ///
     /// # Panics
     /// If `results` is shorter than `keys`.

@@ -387,44 +387,135 @@ impl Lookup<'_> {
 
     /// [`Lookup::single`] for the keys `key(0..found.len())` (at most
     /// [`LOOKUP_BATCH`]): `found[j]` is key j's separator, or
-    /// [`NOT_FOUND`] (ask [`Separators::key_range`]). Two passes, every
-    /// key located and then every key resolved, so that each step's loads
-    /// overlap across keys; out of line, so that the caller's state does
-    /// not crowd the registers the lookup needs; the tables' presence, the
-    /// prefix's length and the bucket table's width decided once per call,
-    /// not per key. Counted with callgrind (`benches/partitioned.rs`, 304
-    /// partitions; BENCHMARKS.md): 77 instructions per key, against 125
-    /// for the same two passes inlined into the partitioned batch.
-    #[inline(never)]
+    /// [`NOT_FOUND`] (ask [`Separators::key_range`]): [`Lookup::heads`],
+    /// then [`Lookup::runs`] for keys in order, else [`Lookup::finish`].
+    /// The partitioned batch takes these steps itself (the routed kernel
+    /// follows the runs as it goes); this is the steps' reference, which
+    /// the tests hold to `single` and to the textbook search.
+    #[cfg(test)]
     pub(super) fn batch<'k>(&self, key: impl Fn(usize) -> &'k [u8], found: &mut [u32]) {
         let mut located = [(usize::MAX, 0u64); LOOKUP_BATCH];
         let m = found.len().min(LOOKUP_BATCH);
+        if self.heads::<false>(key, &mut located[..m]) {
+            return self.runs(&located[..m], &mut found[..m]);
+        }
+        self.finish::<false>(&mut located[..m], &mut found[..m]);
+    }
+
+    /// The rest of [`Lookup::batch`] after [`Lookup::heads`] (with the same
+    /// `BUCKETS`), for keys in any order: every key's bucket left pending,
+    /// then every key's separator, so that each step's loads overlap
+    /// across keys. Both steps out of line, so that the caller's state
+    /// does not crowd the registers they need: counted with callgrind
+    /// (`benches/partitioned.rs`, 304 partitions; BENCHMARKS.md), 77
+    /// instructions per key for the two passes, against 125 inlined into
+    /// the partitioned batch.
+    #[inline(never)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn finish<const BUCKETS: bool>(&self, located: &mut [(usize, u64)], found: &mut [u32]) {
         let h = self.heads;
-        match (&h.digits.rank, h.common.len()) {
-            // The common case in fewer steps: the prefix test in one load
-            // and the tables' presence checked once.
-            (Some(rank), l) if l <= 8 => {
-                for (j, at) in located[..m].iter_mut().enumerate() {
+        if !BUCKETS {
+            // The tables' presence decided once, not per key.
+            match &h.digits.rank {
+                Some(rank) => located.iter_mut().filter(|at| at.0 == PENDING).for_each(|at| at.0 = ranked_bucket(rank, h.digits.scale, at.1)),
+                None => located.iter_mut().filter(|at| at.0 == PENDING).for_each(|at| at.0 = 0),
+            }
+        }
+        let out = found.iter_mut().zip(located.iter());
+        match &h.radix {
+            Radix::Narrow(r) => out.for_each(|(f, &at)| *f = settle(r, &h.heads, self.last, at).map_or(NOT_FOUND, |s| s as u32)),
+            Radix::Wide(r) => out.for_each(|(f, &at)| *f = settle(r, &h.heads, self.last, at).map_or(NOT_FOUND, |s| s as u32)),
+        }
+    }
+
+    /// First pass of [`Lookup::batch`]: `located[j]` is key j's bucket
+    /// and head, or what [`Lookup::locate`] gives (a key not sharing the
+    /// prefix, or too short; the prefix test in one load for prefixes of
+    /// at most 8 bytes). True when every key has a head and the heads
+    /// ascend: keys in the file's order, as MultiGet sends them, which
+    /// need no bucket ([`Lookup::place`]). Buckets are left [`PENDING`]
+    /// (for [`Lookup::finish`]) unless `BUCKETS`: a caller that expects
+    /// keys in order (the previous batch's were) skips them, 27 of the 77
+    /// instructions per key of the two passes (callgrind,
+    /// `benches/partitioned.rs`); one that does not computes them here,
+    /// while the head is in a register.
+    #[inline(never)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn heads<'k, const BUCKETS: bool>(&self, key: impl Fn(usize) -> &'k [u8], located: &mut [(usize, u64)]) -> bool {
+        let h = self.heads;
+        let l = h.common.len();
+        let (mut sorted, mut before) = (true, 0);
+        match (&h.digits.rank, l <= 8) {
+            // The common case, the tables' presence and the prefix's
+            // length decided once.
+            (Some(rank), true) => {
+                for (j, at) in located.iter_mut().enumerate() {
                     let k = key(j);
                     *at = match (k.first_chunk::<8>(), k.get(l..).and_then(<[u8]>::first_chunk::<8>)) {
                         (Some(first), Some(tail)) if u64::from_be_bytes(*first) & h.common_mask == h.common_head => {
                             let t = u64::from_be_bytes(*tail) ^ self.flip;
-                            (ranked_bucket(rank, h.digits.scale, t), t)
+                            (if BUCKETS { ranked_bucket(rank, h.digits.scale, t) } else { PENDING }, t)
                         }
                         _ => self.locate(k),
                     };
+                    sorted &= at.0 != usize::MAX && at.1 >= before;
+                    before = at.1;
                 }
             }
             _ => {
-                for (j, at) in located[..m].iter_mut().enumerate() {
+                for (j, at) in located.iter_mut().enumerate() {
                     *at = self.locate(key(j));
+                    sorted &= at.0 != usize::MAX && at.1 >= before;
+                    before = at.1;
                 }
             }
         }
-        let out = found[..m].iter_mut().zip(&located);
-        match &h.radix {
-            Radix::Narrow(r) => out.for_each(|(f, &at)| *f = settle(r, &h.heads, self.last, at).map_or(NOT_FOUND, |s| s as u32)),
-            Radix::Wide(r) => out.for_each(|(f, &at)| *f = settle(r, &h.heads, self.last, at).map_or(NOT_FOUND, |s| s as u32)),
+        sorted
+    }
+
+    /// [`Lookup::batch`] for keys in order (`located`, from
+    /// [`Lookup::heads`]): a key whose head is in the previous key's run
+    /// ([`Lookup::place`]) lands where it did, after one compare; only the
+    /// others take the bucket table.
+    #[cfg(test)]
+    fn runs(&self, located: &[(usize, u64)], found: &mut [u32]) {
+        let mut run = Run::NONE;
+        for (f, &(_, t)) in found.iter_mut().zip(located) {
+            if run.holds(t) {
+                *f = run.separator;
+                tests::RUN_HITS.with(|c| c.set(c.get() + 1));
+                continue;
+            }
+            run = self.place(t);
+            *f = run.separator;
+        }
+    }
+
+    /// The separator a key with head `t` (sharing the common prefix) lands
+    /// on, and the run of heads that land there too: those strictly
+    /// between the heads of that separator and of the one before it (for
+    /// the last, every head past the one before it), or no run when a
+    /// neighbour's head is equal. [`Run::NONE`] when the keys must be
+    /// compared. RocksDB's MultiGet sorts its keys before it asks the
+    /// filter (`PrepareMultiGetKeys`), and its partitioned filter groups
+    /// them by partition in that order (`PartitionedFilterBlockReader::
+    /// MayMatch`): a 4,096-key batch over 304 partitions has about 13
+    /// keys per partition, so 12 of 13 land after one compare
+    /// (`benches/partitioned.rs --sorted`, BENCHMARKS.md: a Bloom batch
+    /// 14.2 -> 9.6-9.9 ns per key, Ribbon 24.1 -> 20.2-20.4).
+    #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn place(&self, t: u64) -> Run {
+        let h = self.heads;
+        let Some(s) = self.resolve((h.bucket(t), t)) else { return Run::NONE };
+        let start = match s.checked_sub(1) {
+            Some(p) => h.heads.get(p).and_then(|&p| p.checked_add(1)),
+            None => Some(0),
+        };
+        let end = if s == self.last { Some(u64::MAX) } else { h.heads.get(s).copied() };
+        match (start, end) {
+            (Some(a), Some(b)) => Run { start: a, width: b.saturating_sub(a), separator: s as u32 },
+            _ => Run { start: 0, width: 0, separator: s as u32 },
         }
     }
 
@@ -493,6 +584,33 @@ fn lower_bound(heads: &[u64], t: u64, lo: usize, hi: usize) -> usize {
     }
     lo + base + heads.get(base).map_or(0, |&h| usize::from(h < t))
 }
+
+/// A separator and the heads that land on it ([`Lookup::place`]).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) struct Run {
+    /// Heads t with `t - start < width` (wrapping) land on `separator`.
+    start: u64,
+    width: u64,
+    /// [`NOT_FOUND`]: compare the keys ([`Separators::key_range`]).
+    pub(super) separator: u32,
+}
+
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+impl Run {
+    /// No run; the key itself needs [`Separators::key_range`].
+    pub(super) const NONE: Run = Run { start: 0, width: 0, separator: NOT_FOUND };
+
+    /// Whether a key with head `t` lands on this run's separator.
+    #[inline(always)]
+    pub(super) fn holds(&self, t: u64) -> bool {
+        t.wrapping_sub(self.start) < self.width
+    }
+}
+
+/// A head whose bucket [`Lookup::heads`] left for later.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(super) const PENDING: usize = usize::MAX - 1;
 
 /// Keys per [`Lookup::batch`].
 pub(super) const LOOKUP_BATCH: usize = 32;
@@ -786,6 +904,11 @@ impl Separators {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// Keys [`Lookup::runs`] placed with one compare, on this thread.
+        pub(super) static RUN_HITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
     use crate::sst::block::{EntryInfo, PrevDiff};
 
     fn separators(keys: &[Vec<u8>], name: &str) -> Separators {
@@ -854,6 +977,44 @@ mod tests {
         }
     }
 
+    /// A batch in order over 304 partitions, as the benchmark's: most keys
+    /// take one compare; the same keys out of order take none.
+    #[test]
+    fn keys_in_order_take_one_compare() {
+        let mut seed = 5;
+        let hex = |x: u64| format!("user{:016x}", x).into_bytes();
+        let mut keys: Vec<Vec<u8>> = (0..304).map(|_| hex(rng(&mut seed))).collect();
+        keys.sort();
+        let s = separators(&keys, "leveldb.BytewiseComparator");
+        let l = s.lookup().expect("bytewise");
+        let n = if cfg!(miri) { 256 } else { 4096 };
+        let mut probes: Vec<Vec<u8>> = (0..n).map(|_| hex(rng(&mut seed))).collect();
+        let mut found = [NOT_FOUND; LOOKUP_BATCH];
+        for sorted in [false, true] {
+            if sorted {
+                probes.sort();
+            }
+            RUN_HITS.with(|c| c.set(0));
+            for chunk in probes.chunks(LOOKUP_BATCH) {
+                l.batch(|j| &chunk[j][..], &mut found[..chunk.len()]);
+                for (p, &f) in chunk.iter().zip(&found) {
+                    assert_eq!(Some(f as usize..f as usize + 1), textbook(&s, p), "{p:?}");
+                }
+            }
+            let hits = RUN_HITS.with(|c| c.get());
+            match sorted {
+                // 13.5 keys per partition: all but the first of each
+                // partition's run in a chunk (at least 2,816 of 4,096).
+                // Under Miri 0.8 per partition: some (32 of 256).
+                true => {
+                    let want = if n == 4096 { 2_816 } else { 32 };
+                    assert!(hits >= want, "{hits} of {n} keys in order took one compare");
+                }
+                false => assert_eq!(hits, 0, "keys out of order"),
+            }
+        }
+    }
+
     /// SplitMix64.
     fn rng(seed: &mut u64) -> u64 {
         *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -871,7 +1032,7 @@ mod tests {
     fn key_range_is_the_textbook_search() {
         let mut seed = 7;
         let alphabets: [&[u8]; 4] = [b"0123456789abcdef", b"ab", &[0, 1, 0xff], b"0123456789"];
-        let (mut checked, mut fast) = (0, 0);
+        let (mut checked, mut fast, mut in_order) = (0, 0, 0);
         for case in 0..240 {
             let n = [1, 2, 3, 7, 64, 300, 1000][case % 7];
             let alphabet = alphabets[case / 7 % 4];
@@ -927,9 +1088,38 @@ mod tests {
                     }
                     checked += 1;
                 }
+                // The same probes in the file's order, as MultiGet sends
+                // them (`Lookup::runs`): each lands where `single` puts it.
+                let Some(l) = s.lookup() else { continue };
+                let mut sorted = probes.clone();
+                sorted.sort();
+                if reverse {
+                    sorted.reverse();
+                }
+                let mut found = [NOT_FOUND; LOOKUP_BATCH];
+                for chunk in sorted.chunks(LOOKUP_BATCH) {
+                    l.batch(|j| &chunk[j][..], &mut found[..chunk.len()]);
+                    for (p, &f) in chunk.iter().zip(&found) {
+                        // Where `single` places a key, so does the batch;
+                        // it may place more (a head equal to the last
+                        // separator's lands on it either way).
+                        if let Some(i) = l.single(p) {
+                            assert_eq!(i as u32, f, "case {case} {name}: batch in order for {p:?}, {n} separators");
+                        }
+                        if f != NOT_FOUND {
+                            let f = f as usize;
+                            assert_eq!(Some(f..f + 1), textbook(&s, p), "case {case} {name}: batch in order for {p:?}, {n} separators");
+                        }
+                        in_order += 1;
+                    }
+                }
             }
         }
         assert!(checked > 150_000);
+        assert!(in_order > 150_000);
+        // Some took the runs' one compare (cases with digit tables and a
+        // prefix of at most 8 bytes; most cases have neither).
+        assert!(RUN_HITS.with(|c| c.get()) > 0);
         // The fast form answers most of them (those of 8 bytes or more
         // that share the common prefix and fall between buckets' heads).
         assert!(fast > checked / 20, "{fast} of {checked} answered by the fast lookup");
