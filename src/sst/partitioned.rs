@@ -310,8 +310,9 @@ impl<'a> Partitions<'a> {
         let ribbon: Vec<_> = if gather && self.routed != Routed::Bloom { unique.iter().map(Filter::ribbon_routable).collect() } else { Vec::new() };
         let mut located = [(0usize, 0u64); CHUNK];
         // Whether to follow runs: the previous chunk's keys were in order
-        // and, if they took runs, at least 3 in 4 kept their predecessor's
-        // partition. A key that does not is placed on its own, its loads
+        // and every in-order chunk so far had at least 3 in 4 keys keep
+        // their predecessor's partition (once one does not, the rest of the
+        // call takes the two passes). A key that does not is placed on its own, its loads
         // not overlapped with the other keys': with 2.25 keys per
         // partition in a batch (`bench/sst`'s 1,024-key batches over 455
         // partitions, about 56% of keys in a run) runs cost 21-26 ns per
@@ -348,7 +349,8 @@ impl<'a> Partitions<'a> {
                             *placed += 1;
                             run.0 = l.place(t);
                             let Some(&u) = self.which.get(run.0.separator as usize) else {
-                                // Keys equal to a separator's head.
+                                // A head equal to a separator's: the
+                                // keys themselves decide.
                                 run.1 = None;
                                 return Route::Answered(self.may_match(key(i), probe(i)));
                             };
