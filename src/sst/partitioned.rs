@@ -311,13 +311,14 @@ impl<'a> Partitions<'a> {
         let mut located = [(0usize, 0u64); CHUNK];
         // Whether to follow runs: the previous chunk's keys were in order
         // and every in-order chunk so far had at least 3 in 4 keys keep
-        // their predecessor's partition (once one does not, the rest of the
-        // call takes the two passes). A key that does not is placed on its own, its loads
-        // not overlapped with the other keys': with 2.25 keys per
-        // partition in a batch (`bench/sst`'s 1,024-key batches over 455
-        // partitions, about 56% of keys in a run) runs cost 21-26 ns per
-        // key against 19.4 for the two passes; with 13.5 (4,096 over 304,
-        // 92%) 9.6 against 13.3 (`benches/partitioned.rs --sorted`).
+        // their predecessor's partition (once one does not, the rest of
+        // the call takes the two passes). A key that leaves its run is
+        // placed on its own, its loads not overlapped with the other
+        // keys': with 2.25 keys per partition in a batch (`bench/sst`'s
+        // 1,024-key batches over 455 partitions, about 56% of keys in a
+        // run) runs cost 21-26 ns per key against 19.4 for the two
+        // passes; with 13.5 (4,096 over 304, 92%) 9.6 against 13.3
+        // (`benches/partitioned.rs --sorted`).
         let (mut expect_in_order, mut runs_pay) = (false, true);
         for c0 in (0..n).step_by(CHUNK) {
             let m = (n - c0).min(CHUNK);
