@@ -414,12 +414,9 @@ impl Lookup<'_> {
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(super) fn finish<const BUCKETS: bool>(&self, located: &mut [(usize, u64)], found: &mut [u32]) {
         let h = self.heads;
-        if !BUCKETS {
-            // The tables' presence decided once, not per key.
-            match &h.digits.rank {
-                Some(rank) => located.iter_mut().filter(|at| at.0 == PENDING).for_each(|at| at.0 = ranked_bucket(rank, h.digits.scale, at.1)),
-                None => located.iter_mut().filter(|at| at.0 == PENDING).for_each(|at| at.0 = 0),
-            }
+        // (Only the digit tables' arm of `heads` leaves buckets pending.)
+        if let (false, Some(rank)) = (BUCKETS, &h.digits.rank) {
+            located.iter_mut().filter(|at| at.0 == PENDING).for_each(|at| at.0 = ranked_bucket(rank, h.digits.scale, at.1));
         }
         let out = found.iter_mut().zip(located.iter());
         match &h.radix {
