@@ -1033,8 +1033,8 @@ mod tests {
         for case in 0..240 {
             let n = [1, 2, 3, 7, 64, 300, 1000][case % 7];
             let alphabet = alphabets[case / 7 % 4];
-            let common: Vec<u8> = (0..[0, 3, 8, 12, 20][case / 28 % 5]).map(|i| b'p' + i as u8 % 7).collect();
-            let max_tail = [1usize, 4, 9, 16][case / 140 % 4 + (case % 2)];
+            let common: Vec<u8> = (0..[0, 3, 8, 9, 12, 16, 17, 20][case / 28 % 8]).map(|i| b'p' + i as u8 % 7).collect();
+            let max_tail = [1usize, 4, 9, 16][(case + case / 7) % 4];
             let gen = |seed: &mut u64| {
                 let mut k = common.clone();
                 let len = 1 + (rng(seed) as usize % max_tail);
@@ -1068,6 +1068,19 @@ mod tests {
                         if let Some(b) = p.get_mut(at) {
                             *b = b.wrapping_add(d);
                         }
+                        probes.push(p);
+                    }
+                }
+                // Keys that leave the separators' common prefix at each of
+                // its bytes, with and without a tail (the prefix test).
+                let (first, last) = (&ks[0], &ks[ks.len() - 1]);
+                let shared = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+                for i in 0..shared {
+                    for d in [1u8, 255] {
+                        let mut p = ks[rng(&mut seed) as usize % ks.len()].clone();
+                        p[i] = p[i].wrapping_add(d);
+                        probes.push(p.clone());
+                        p.extend_from_slice(b"0123456789");
                         probes.push(p);
                     }
                 }
