@@ -300,7 +300,6 @@ impl<'a> Partitions<'a> {
         const CHUNK: usize = LOOKUP_BATCH;
         const ANSWERED: u32 = u32::MAX;
         let lookup = self.seps.lookup();
-        let mut found = [NOT_FOUND; CHUNK];
         // Each key's distinct filter, or ANSWERED (then `answer`).
         let mut part = [ANSWERED; CHUNK];
         let mut answer = [false; CHUNK];
@@ -387,32 +386,36 @@ impl<'a> Partitions<'a> {
                 runs_pay = 4 * placed <= m;
                 continue;
             }
-            match (lookup, had_buckets) {
-                (Some(l), true) => l.finish::<true>(&mut located[..m], &mut found[..m]),
-                (Some(l), false) => l.finish::<false>(&mut located[..m], &mut found[..m]),
-                (None, _) => {}
+            // Each key's filter, mapped from its separator in the same
+            // pass (`Lookup::finish`); the others, searched.
+            let which = |s: usize| self.which.get(s).copied();
+            let all = match (lookup, had_buckets) {
+                (Some(l), true) => l.finish::<true>(&mut located[..m], which, &mut part[..m]),
+                (Some(l), false) => l.finish::<false>(&mut located[..m], which, &mut part[..m]),
+                (None, _) => {
+                    part[..m].fill(NOT_FOUND);
+                    false
+                }
+            };
+            #[cfg(debug_assertions)]
+            for j in (0..m).filter(|&j| part[j] != NOT_FOUND) {
+                let r = self.key_candidates(key(c0 + j)).expect("a separator found");
+                assert_eq!((r.len(), self.which[r.start]), (1, part[j]), "partition of {:?}", key(c0 + j));
             }
-            for j in 0..m {
-                let s = match found[j] {
-                    NOT_FOUND => None,
-                    s => self.which.get(s as usize).copied(),
-                };
-                part[j] = match s {
-                    Some(u) => {
-                        debug_assert_eq!(self.key_candidates(key(c0 + j)), Some(found[j] as usize..found[j] as usize + 1));
-                        u
+            if !all {
+                for j in 0..m {
+                    if part[j] != NOT_FOUND {
+                        continue;
                     }
-                    None => {
-                        let (i, k) = (c0 + j, key(c0 + j));
-                        match self.key_candidates(k) {
-                            Some(r) if r.len() == 1 => self.which[r.start],
-                            _ => {
-                                answer[j] = self.may_match(k, probe(i));
-                                ANSWERED
-                            }
+                    let (i, k) = (c0 + j, key(c0 + j));
+                    part[j] = match self.key_candidates(k) {
+                        Some(r) if r.len() == 1 => self.which[r.start],
+                        _ => {
+                            answer[j] = self.may_match(k, probe(i));
+                            ANSWERED
                         }
-                    }
-                };
+                    };
+                }
             }
             if self.routed == Routed::Bloom {
                 let route = |j: usize| route(&bloom, unique, Filter::fast_local_le8, part[j], answer[j], probe(c0 + j));
