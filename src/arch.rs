@@ -131,7 +131,7 @@ fn detect() -> Features {
 #[inline(always)]
 pub(crate) fn prefetch_line(data: &[u8], offset: usize) {
     prefetch(data, offset);
-    if data.as_ptr() as usize % 64 != 0 {
+    if !(data.as_ptr() as usize).is_multiple_of(64) {
         prefetch(data, offset + 63);
     }
 }

@@ -451,7 +451,7 @@ impl FilterCache {
         let n = ring.entries.len();
         let mut steps = 0;
         while ring.charge + charge > shard.capacity {
-            if steps >= 2 * n + 1 || n == 0 {
+            if steps > 2 * n || n == 0 {
                 return false;
             }
             steps += 1;

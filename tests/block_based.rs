@@ -49,7 +49,7 @@ fn block_based_filters_answer_through_the_index() {
         let SstFilter::BlockBased(b) = sst.filter() else { unreachable!() };
         assert_eq!(b.num_data_blocks(), 250);
         assert_eq!(b.base_lg(), Some(11));
-        assert_eq!(b.num_filters(), (249 * 305 >> 11) + 1);
+        assert_eq!(b.num_filters(), ((249 * 305) >> 11) + 1);
         for k in &ks {
             assert!(sst.may_match(k), "{:?}", String::from_utf8_lossy(k));
         }

@@ -24,14 +24,14 @@ fn take(err: &mut *mut c_char) -> Option<String> {
 }
 
 fn new_builder(policy: u32, bpk: f64) -> (u32, *mut rocksfilter_builder, Option<String>) {
-    let mut b = 0x1 as *mut rocksfilter_builder; // must be overwritten
+    let mut b = std::ptr::dangling_mut::<rocksfilter_builder>(); // must be overwritten
     let mut err = null_mut();
     let st = unsafe { rocksfilter_builder_new(policy, bpk, &mut b, &mut err) };
     (st, b, take(&mut err))
 }
 
 fn finish(b: *mut rocksfilter_builder) -> (u32, Vec<u8>, Option<String>) {
-    let mut data = 0x1 as *mut u8;
+    let mut data = std::ptr::dangling_mut::<u8>();
     let mut len = 12345usize;
     let mut err = null_mut();
     let st = unsafe { rocksfilter_builder_finish(b, &mut data, &mut len, &mut err) };
@@ -204,7 +204,7 @@ fn load_null_zero_and_huge_lengths() {
     for borrowed in [false, true] {
         let load_fn = if borrowed { rocksfilter_filter_load_borrowed } else { rocksfilter_filter_load };
         // NULL data, length 0: the empty block, ALWAYS_FALSE.
-        let mut f = 0x1 as *mut rocksfilter_filter;
+        let mut f = std::ptr::dangling_mut::<rocksfilter_filter>();
         assert_eq!(unsafe { load_fn(null(), 0, &mut f, null_mut()) }, ROCKSFILTER_OK);
         assert_eq!(unsafe { rocksfilter_filter_kind(f) }, ROCKSFILTER_KIND_ALWAYS_FALSE);
         assert!(!unsafe { rocksfilter_filter_may_match(f, b"x".as_ptr(), 1) });
@@ -212,7 +212,7 @@ fn load_null_zero_and_huge_lengths() {
         // NULL data with any non-zero length, huge ones included: refused
         // without dereferencing.
         for len in [1usize, 69, u32::MAX as usize, usize::MAX / 2, usize::MAX] {
-            let mut f = 0x1 as *mut rocksfilter_filter;
+            let mut f = std::ptr::dangling_mut::<rocksfilter_filter>();
             let mut err = null_mut();
             assert_eq!(unsafe { load_fn(null(), len, &mut f, &mut err) }, ROCKSFILTER_INVALID_ARGUMENT);
             assert!(f.is_null());
@@ -223,7 +223,7 @@ fn load_null_zero_and_huge_lengths() {
         // Lengths above isize::MAX with a real pointer: refused before a
         // byte is read (the pointer is never dereferenced).
         for len in [isize::MAX as usize + 1, usize::MAX] {
-            let mut f = 0x1 as *mut rocksfilter_filter;
+            let mut f = std::ptr::dangling_mut::<rocksfilter_filter>();
             let mut err = null_mut();
             assert_eq!(unsafe { load_fn(b"abc".as_ptr(), len, &mut f, &mut err) }, ROCKSFILTER_INVALID_ARGUMENT);
             assert!(f.is_null());
@@ -234,7 +234,7 @@ fn load_null_zero_and_huge_lengths() {
         // probe past the block; read as always true, as every reserved form.
         let mut short = vec![0u8; 63];
         short.extend_from_slice(&[0xff, 0, 6, 0, 0]);
-        let mut f = 0x1 as *mut rocksfilter_filter;
+        let mut f = std::ptr::dangling_mut::<rocksfilter_filter>();
         assert_eq!(unsafe { load_fn(short.as_ptr(), short.len(), &mut f, null_mut()) }, ROCKSFILTER_OK);
         assert_eq!(unsafe { rocksfilter_filter_kind(f) }, ROCKSFILTER_KIND_ALWAYS_TRUE);
         unsafe { rocksfilter_filter_free(f) };
@@ -407,7 +407,7 @@ fn tiny_sst(keys: &[&[u8]]) -> Vec<u8> {
 #[test]
 fn sst_null_and_bad_arguments() {
     unsafe {
-        let mut s = 0x1 as *mut rocksfilter_sst;
+        let mut s = std::ptr::dangling_mut::<rocksfilter_sst>();
         let mut err = null_mut();
         assert_eq!(rocksfilter_sst_open(null(), &mut s, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
         assert!(s.is_null() && take(&mut err).unwrap().contains("path is NULL"));
@@ -446,7 +446,7 @@ fn sst_null_and_bad_arguments() {
         assert!(rocksfilter_sst_may_match(null(), b"k".as_ptr(), 1));
         let mut out = false;
         assert_eq!(rocksfilter_sst_prefix_may_match(null(), b"k".as_ptr(), 1, &mut out, null_mut()), ROCKSFILTER_INVALID_ARGUMENT);
-        let mut ff = 0x1 as *mut rocksfilter_filter;
+        let mut ff = std::ptr::dangling_mut::<rocksfilter_filter>();
         assert_eq!(rocksfilter_sst_full_filter(null(), &mut ff, null_mut()), ROCKSFILTER_INVALID_ARGUMENT);
         assert!(ff.is_null());
         assert_eq!(rocksfilter_sst_filter_type(null()), ROCKSFILTER_SST_FILTER_UNSUPPORTED);
@@ -548,7 +548,7 @@ fn no_panic_escapes_with_extreme_but_valid_arguments() {
     let mut buf = Vec::new();
     let mut offsets = vec![0usize];
     for i in 0..10_000usize {
-        buf.extend(std::iter::repeat(b'x').take(i % 4));
+        buf.extend(std::iter::repeat_n(b'x', i % 4));
         offsets.push(buf.len());
     }
     let mut r = vec![false; 10_000];
@@ -567,7 +567,7 @@ fn lengths_above_isize_max_are_refused_everywhere() {
     let f = load(&block);
     for len in [isize::MAX as usize + 1, usize::MAX - 8, usize::MAX] {
         unsafe {
-            let mut s = 0x1 as *mut rocksfilter_sst;
+            let mut s = std::ptr::dangling_mut::<rocksfilter_sst>();
             let mut err = null_mut();
             assert_eq!(rocksfilter_sst_open_memory(three.as_ptr(), len, &mut s, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
             assert!(s.is_null());

@@ -57,7 +57,7 @@ enum Outcome {
 /// The one rule for every judge: the same answer, or "may match" where the
 /// library cannot read what the judge did (see the README).
 fn compare(ours: bool, rejected: bool, foreign_policy: bool, split: bool, custom: bool) -> Outcome {
-    match (ours == !rejected, ours) {
+    match (ours != rejected, ours) {
         (true, _) => Outcome::Agree,
         (false, true) if foreign_policy => Outcome::UnknownPolicy,
         (false, true) if split => Outcome::SplitPrefixes,
@@ -332,7 +332,7 @@ fn every_family_file_answers_as_rocksdb_does() {
 /// there, the README's table between `<!-- {marker}:begin -->` and
 /// `<!-- {marker}:end -->` must be `render`'s.
 fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<String, Tally>) -> String) {
-    let mut writers: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut writers: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("matrix dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.join("manifest.jsonl").is_file())
@@ -427,9 +427,9 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             // The writers record the options string they used.
             let options = s("options");
             let compression = options
-                .split(|c| c == ';' || c == '{' || c == '}')
+                .split([';', '{', '}'])
                 .filter_map(|kv| kv.strip_prefix("compression="))
-                .last()
+                .next_back()
                 .unwrap_or("kNoCompression");
             t.compressions.insert(
                 match compression {
@@ -654,7 +654,7 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                     if let (Some(f), 3) = (split_filter, columns) {
                         let direct = f.may_match(pebble_split(&key));
                         t.split_direct += 1;
-                        if direct == !rejected {
+                        if direct != rejected {
                             t.split_direct_agree += 1;
                         } else {
                             fail(&mut failures, format!("Split prefix of {}: the filter asked directly says {direct}, the writer's filter rejected: {rejected}", p[0]));

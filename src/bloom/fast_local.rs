@@ -60,7 +60,7 @@ pub fn choose_num_probes(millibits_per_key: u32) -> u32 {
 /// trailer) for `num_entries` keys: millibits rounded up to whole bytes,
 /// capped, then rounded up to whole cache lines.
 pub fn calculate_space(num_entries: usize, millibits_per_key: u32) -> usize {
-    let raw = ((num_entries as u128 * millibits_per_key as u128 + 7999) / 8000)
+    let raw = (num_entries as u128 * millibits_per_key as u128).div_ceil(8000)
         .min(MAX_LEN as u128) as usize;
     ((raw + 63) & !63) + METADATA_LEN
 }

@@ -33,7 +33,7 @@ pub fn choose_num_probes(whole_bits_per_key: u32) -> u32 {
 pub fn geometry_for(num_entries: usize, whole_bits_per_key: u32) -> (u32, u32) {
     let total_bits = (num_entries as u128 * whole_bits_per_key as u128).min(0xffff_0000) as u64;
     let mut num_lines = total_bits.div_ceil(LINE_BITS);
-    if num_lines % 2 == 0 {
+    if num_lines.is_multiple_of(2) {
         num_lines += 1;
     }
     ((num_lines * LINE_BITS) as u32, num_lines as u32)
@@ -107,7 +107,7 @@ impl LegacyGeometry {
     pub fn parse(len: usize, num_probes: u32, num_lines: u32) -> std::result::Result<Self, String> {
         let len = len as u64;
         let lines = num_lines as u64;
-        if lines == 0 || len % lines != 0 {
+        if lines == 0 || !len.is_multiple_of(lines) {
             return Err(format!(
                 "legacy Bloom trailer declares {num_lines} cache lines, which do not divide the {len}-byte bit array"
             ));

@@ -626,7 +626,7 @@ pub unsafe extern "C" fn rocksfilter_filter_may_match(f: *const rocksfilter_filt
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_filter_may_match_hash(f: *const rocksfilter_filter, hash: u64) -> bool {
     // SAFETY: header contract: f is NULL or live.
-    guard(true, || unsafe { filter_ref(f) }.map_or(true, |f| f.may_match_hash(hash)))
+    guard(true, || unsafe { filter_ref(f) }.is_none_or(|f| f.may_match_hash(hash)))
 }
 
 /// Batch query: results[i] answers keys[i] (lens[i] bytes), for i < n.

@@ -44,7 +44,7 @@ impl<H: Copy> Chunks<H> {
     fn spill(&mut self) {
         if !self.cur.is_empty() {
             // Exact capacity: into_boxed_slice does not reallocate.
-            let full = std::mem::replace(&mut self.cur, Vec::new());
+            let full = std::mem::take(&mut self.cur);
             self.full.push(full.into_boxed_slice());
         }
         self.cur = Vec::with_capacity(Self::chunk_len());

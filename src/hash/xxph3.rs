@@ -271,7 +271,7 @@ unsafe fn hash_long_avx2(input: &[u8]) -> u64 {
     for (n, stripe) in tail.chunks_exact(STRIPE_LEN).enumerate() {
         unsafe { accumulate(&mut acc, stripe, n * SECRET_CONSUME_RATE) };
     }
-    if len % STRIPE_LEN != 0 {
+    if !len.is_multiple_of(STRIPE_LEN) {
         unsafe {
             accumulate(&mut acc, &input[len - STRIPE_LEN..], SECRET.len() - STRIPE_LEN - SECRET_LASTACC_START)
         };
@@ -317,7 +317,7 @@ fn hash_long_impl(input: &[u8]) -> u64 {
     for (n, stripe) in tail.chunks_exact(STRIPE_LEN).enumerate() {
         accumulate_512(&mut acc, stripe, n * SECRET_CONSUME_RATE);
     }
-    if len % STRIPE_LEN != 0 {
+    if !len.is_multiple_of(STRIPE_LEN) {
         accumulate_512(
             &mut acc,
             &input[len - STRIPE_LEN..],

@@ -56,7 +56,7 @@ fn prefetch_row(rows: &[Row], i: usize) {
 
 impl Banding {
     pub(crate) fn new(num_slots: u32) -> Banding {
-        debug_assert!(num_slots >= 2 * COEFF_BITS && num_slots % COEFF_BITS == 0);
+        debug_assert!(num_slots >= 2 * COEFF_BITS && num_slots.is_multiple_of(COEFF_BITS));
         // Every row is written (zeroed now, filled by banding): map the
         // pages in one call instead of a fault per page (see crate::mem).
         let mut rows = Vec::with_capacity(num_slots as usize);
