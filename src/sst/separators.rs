@@ -467,9 +467,14 @@ impl Lookup<'_> {
                             let t = u64::from_be_bytes(*tail) ^ self.flip;
                             (if BUCKETS { ranked_bucket(rank, h.digits.scale, t) } else { PENDING }, t)
                         }
-                        _ => self.locate(k),
+                        _ => {
+                            // (Only here can a key have no head.)
+                            let at = self.locate(k);
+                            sorted &= at.0 != usize::MAX;
+                            at
+                        }
                     };
-                    sorted &= at.0 != usize::MAX && at.1 >= before;
+                    sorted &= at.1 >= before;
                     before = at.1;
                 }
             }
