@@ -67,14 +67,17 @@ fn lookups_and_batches_answer_as_the_textbook_partition() {
     for (shape, ks) in key_sets() {
         // Bloom: 37 keys per partition, about 1,000 partitions. Ribbon:
         // 30 partitions large enough for Ribbon, and a last one of 10 keys
-        // that RocksDB's policy (and so the builder) writes as Bloom.
-        for (policy, per) in [(Policy::Bloom, 37), (Policy::Ribbon, (ks.len() - 10) / 30)] {
+        // that RocksDB's policy (and so the builder) writes as Bloom; and
+        // 40 partitions, all Ribbon (the batch's kernels take a route of
+        // their own when every partition is in the gathered table).
+        for (policy, per) in [(Policy::Bloom, 37), (Policy::Ribbon, (ks.len() - 10) / 30), (Policy::Ribbon, 1000)] {
             let bytes = craft::Crafted::synthetic(&ks, policy, Some(per)).finish();
             let sst = Sst::from_bytes(&bytes).expect("opens");
             let SstFilter::Partitioned(pf) = sst.filter() else { panic!("{shape}: not partitioned") };
             let kinds: Vec<Kind> = pf.filters().iter().map(|f| f.kind()).collect();
             match policy {
                 Policy::Bloom => assert!(pf.len() > 900, "{shape}: {} partitions", pf.len()),
+                _ if per == 1000 => assert!(kinds.iter().all(|&k| k == Kind::Standard128Ribbon) && kinds.len() >= 40, "{shape}: {kinds:?}"),
                 _ => {
                     assert_eq!(kinds.iter().filter(|&&k| k == Kind::FastLocalBloom).count(), 1, "{shape}: {kinds:?}");
                     assert_eq!(kinds.iter().filter(|&&k| k == Kind::Standard128Ribbon).count(), 30, "{shape}: {kinds:?}");
