@@ -324,6 +324,42 @@ impl<'a> Partitions<'a> {
             _ => !ribbon.is_empty() && ribbon.iter().all(Option::is_some),
         };
         let mut located = [(0usize, 0u64); CHUNK];
+        // The routed kernel of this file's format over `$out`, each key's
+        // route made by `$route!`: `$route!(flat, gathered)` when every
+        // filter is in the gathered table `flat` (a kernel of its own:
+        // with the per-filter fallback in the same closure, the kernel
+        // merges the two sources through pointers, 10 more instructions
+        // per key, callgrind), else `$route!(flat, each geometry)`.
+        macro_rules! kernel {
+            ($out:expr, $route:ident) => {
+                match (self.routed, gathered) {
+                    // SAFETY: Routed::Bloom only when every filter's kernel
+                    // is Avx2Le8, chosen only on CPUs with AVX2; every Probe
+                    // comes from `fast_local_le8`, which gives only such
+                    // filters.
+                    (Routed::Bloom, true) => unsafe { fast_local::may_match_routed_avx2($route!(&bloom, gathered), $out) },
+                    // SAFETY: as above.
+                    (Routed::Bloom, false) => unsafe { fast_local::may_match_routed_avx2($route!(&bloom, each Filter::fast_local_le8), $out) },
+                    // SAFETY: Routed::Ribbon512 only when every Ribbon
+                    // filter's kernel is Avx512, chosen only on CPUs with
+                    // AVX-512 F and VPOPCNTDQ, AVX2 and POPCNT; every Probe
+                    // comes from `ribbon_routable`, which gives only Ribbon
+                    // filters.
+                    #[cfg(rocksfilter_avx512)]
+                    (Routed::Ribbon512, true) => unsafe { ribbon::may_match_routed_avx512($route!(&ribbon, gathered), $out) },
+                    // SAFETY: as above.
+                    #[cfg(rocksfilter_avx512)]
+                    (Routed::Ribbon512, false) => unsafe { ribbon::may_match_routed_avx512($route!(&ribbon, each Filter::ribbon_routable), $out) },
+                    // SAFETY: Routed::Ribbon (or Ribbon512) only when every
+                    // Ribbon filter's kernel is Avx2 or Avx512, chosen only
+                    // on CPUs with AVX2 and POPCNT; every Probe comes from
+                    // `ribbon_routable`.
+                    (_, true) => unsafe { ribbon::may_match_routed_avx2($route!(&ribbon, gathered), $out) },
+                    // SAFETY: as above.
+                    (_, false) => unsafe { ribbon::may_match_routed_avx2($route!(&ribbon, each Filter::ribbon_routable), $out) },
+                }
+            };
+        }
         // Whether to follow runs: the previous chunk's keys were in order
         // and every in-order chunk so far had at least 3 in 4 keys keep
         // their predecessor's partition (once one does not, the rest of
@@ -355,7 +391,7 @@ impl<'a> Partitions<'a> {
                 let mut placed = 0;
                 macro_rules! in_order {
                     ($route:expr) => {{
-                        let (located, placed) = (&located, &mut placed);
+                        let (located, placed, to) = (&located, &mut placed, $route);
                         let mut run = (Run::NONE, None);
                         move |j: usize| {
                             let (i, t) = (c0 + j, located[j].1);
@@ -370,7 +406,7 @@ impl<'a> Partitions<'a> {
                                 run.1 = None;
                                 return Route::Answered(self.may_match(key(i), probe(i)));
                             };
-                            let r = $route(u, probe(i));
+                            let r = to(u, probe(i));
                             run.1 = match r {
                                 Route::Probe(data, g, _) => Some((data, g)),
                                 Route::Answered(_) => None,
@@ -379,26 +415,16 @@ impl<'a> Partitions<'a> {
                         }
                     }};
                 }
-                // (A kernel of its own when every filter is gathered, as
-                // below.)
-                let (bloom_gathered, bloom_each) = (|u, p| route_gathered(&bloom, u, false, p), |u, p| route(&bloom, unique, Filter::fast_local_le8, u, false, p));
-                let (ribbon_gathered, ribbon_each) = (|u, p| route_gathered(&ribbon, u, false, p), |u, p| route(&ribbon, unique, Filter::ribbon_routable, u, false, p));
-                match (self.routed, gathered) {
-                    // SAFETY: as for the kernels below.
-                    (Routed::Bloom, true) => unsafe { fast_local::may_match_routed_avx2(in_order!(bloom_gathered), out) },
-                    // SAFETY: as below.
-                    (Routed::Bloom, false) => unsafe { fast_local::may_match_routed_avx2(in_order!(bloom_each), out) },
-                    // SAFETY: as below.
-                    #[cfg(rocksfilter_avx512)]
-                    (Routed::Ribbon512, true) => unsafe { ribbon::may_match_routed_avx512(in_order!(ribbon_gathered), out) },
-                    // SAFETY: as below.
-                    #[cfg(rocksfilter_avx512)]
-                    (Routed::Ribbon512, false) => unsafe { ribbon::may_match_routed_avx512(in_order!(ribbon_each), out) },
-                    // SAFETY: as below.
-                    (_, true) => unsafe { ribbon::may_match_routed_avx2(in_order!(ribbon_gathered), out) },
-                    // SAFETY: as below.
-                    (_, false) => unsafe { ribbon::may_match_routed_avx2(in_order!(ribbon_each), out) },
+                // A separator's route, as `kernel!` asks for it.
+                macro_rules! placed_route {
+                    ($flat:expr, gathered) => {
+                        in_order!(|u, p| route_gathered($flat, u, false, p))
+                    };
+                    ($flat:expr, each $geometry:expr) => {
+                        in_order!(|u, p| route($flat, unique, $geometry, u, false, p))
+                    };
                 }
+                kernel!(out, placed_route);
                 runs_pay = 4 * placed <= m;
                 continue;
             }
@@ -433,45 +459,17 @@ impl<'a> Partitions<'a> {
                     };
                 }
             }
-            // A key's route: from the gathered table alone when every
-            // filter is in it (a kernel of its own: with the per-filter
-            // fallback in the same closure, the kernel merges the two
-            // sources through pointers, 10 more instructions per key,
-            // callgrind), else as `route` finds it.
-            macro_rules! gathered {
-                ($flat:expr) => {
+            // Each key's route from its filter found above, as `kernel!`
+            // asks for it.
+            macro_rules! found_route {
+                ($flat:expr, gathered) => {
                     |j: usize| route_gathered($flat, part[j], answer[j], probe(c0 + j))
                 };
-            }
-            macro_rules! each {
-                ($flat:expr, $geometry:expr) => {
+                ($flat:expr, each $geometry:expr) => {
                     |j: usize| route($flat, unique, $geometry, part[j], answer[j], probe(c0 + j))
                 };
             }
-            match (self.routed, gathered) {
-                // SAFETY: Routed::Bloom only when every filter's kernel is
-                // Avx2Le8, chosen only on CPUs with AVX2; every Probe comes
-                // from `fast_local_le8`, which gives only such filters.
-                (Routed::Bloom, true) => unsafe { fast_local::may_match_routed_avx2(gathered!(&bloom), out) },
-                // SAFETY: as above.
-                (Routed::Bloom, false) => unsafe { fast_local::may_match_routed_avx2(each!(&bloom, Filter::fast_local_le8), out) },
-                // SAFETY: Routed::Ribbon512 only when every Ribbon filter's
-                // kernel is Avx512, chosen only on CPUs with AVX-512 F and
-                // VPOPCNTDQ, AVX2 and POPCNT; every Probe comes from
-                // `ribbon_routable`, which gives only Ribbon filters.
-                #[cfg(rocksfilter_avx512)]
-                (Routed::Ribbon512, true) => unsafe { ribbon::may_match_routed_avx512(gathered!(&ribbon), out) },
-                // SAFETY: as above.
-                #[cfg(rocksfilter_avx512)]
-                (Routed::Ribbon512, false) => unsafe { ribbon::may_match_routed_avx512(each!(&ribbon, Filter::ribbon_routable), out) },
-                // SAFETY: Routed::Ribbon (or Ribbon512) only when every
-                // Ribbon filter's kernel is Avx2 or Avx512, chosen only on
-                // CPUs with AVX2 and POPCNT; every Probe comes from
-                // `ribbon_routable`.
-                (_, true) => unsafe { ribbon::may_match_routed_avx2(gathered!(&ribbon), out) },
-                // SAFETY: as above.
-                (_, false) => unsafe { ribbon::may_match_routed_avx2(each!(&ribbon, Filter::ribbon_routable), out) },
-            }
+            kernel!(out, found_route);
         }
     }
 
