@@ -56,7 +56,12 @@ pub(super) struct Separators {
 /// bits constant, so each bucket in use still held about ten separators),
 /// 16.1-16.4 with the buckets below and 2-byte digits, 14.7-15.5 with
 /// 4-byte digits, 2-byte buckets and the batch's gathered geometry,
-/// 14.6-14.7 with [`Lookup::batch`] (BENCHMARKS.md has the steps).
+/// 14.6-14.7 with [`Lookup::batch`] (BENCHMARKS.md has the steps). A
+/// static search tree of 8 heads per cache line, each level one AVX-512
+/// compare, measured slower on an Intel Xeon: 14.2-16.0 ns against
+/// 12.9-14.1 for a batch, 20.6-23.1 against 18.2-19.4 for single queries
+/// (three dependent levels against one step of independent loads;
+/// BENCHMARKS.md, stop 40).
 ///
 /// The bucket function ranks each of the head's first bytes among the
 /// values the separators have at that byte ([`Digits`]), so text keys
