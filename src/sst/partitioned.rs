@@ -371,13 +371,23 @@ impl<'a> Partitions<'a> {
         // passes; with 13.5 (4,096 over 304, 92%) 9.6 against 13.3
         // (`benches/partitioned.rs --sorted`).
         let (mut expect_in_order, mut runs_pay) = (false, true);
+        // Keys not following runs take the vector pass where it can run
+        // (`Lookup::route_avx2`: 38 instructions per key against 83 for
+        // the two scalar passes, callgrind; a Bloom batch 14.0-14.6 ->
+        // 11.9 ns per key, `benches/partitioned.rs`, BENCHMARKS.md); it
+        // tells whether the chunk was in order, as `Lookup::heads` does.
+        #[cfg(target_arch = "x86_64")]
+        let vector = lookup.is_some_and(|l| l.vector());
+        #[cfg(not(target_arch = "x86_64"))]
+        let vector = false;
         for c0 in (0..n).step_by(CHUNK) {
             let m = (n - c0).min(CHUNK);
             let out = &mut results[c0..c0 + m];
             // Whether this chunk's keys are in order; the previous one's
             // says whether to skip the buckets (`Lookup::heads`).
             let try_runs = expect_in_order && runs_pay;
-            let in_order = lookup.is_some_and(|l| match try_runs {
+            let vector = vector && !try_runs;
+            let in_order = !vector && lookup.is_some_and(|l| match try_runs {
                 true => l.heads::<false>(|j| key(c0 + j), &mut located[..m]),
                 false => l.heads::<true>(|j| key(c0 + j), &mut located[..m]),
             });
@@ -429,9 +439,17 @@ impl<'a> Partitions<'a> {
                 continue;
             }
             // Each key's filter, mapped from its separator in the same
-            // pass (`Lookup::finish`); the others, searched.
+            // pass (`Lookup::route_avx2` or `Lookup::finish`); the others,
+            // searched.
             let which = |s: usize| self.which.get(s).copied();
             let all = match (lookup, had_buckets) {
+                // SAFETY: `vector` only where `Lookup::vector` holds.
+                #[cfg(target_arch = "x86_64")]
+                (Some(l), _) if vector => {
+                    let (all, sorted) = unsafe { l.route_avx2(|j| key(c0 + j), &self.which, &mut part[..m]) };
+                    expect_in_order = sorted;
+                    all
+                }
                 (Some(l), true) => l.finish::<true>(&mut located[..m], which, &mut part[..m]),
                 (Some(l), false) => l.finish::<false>(&mut located[..m], which, &mut part[..m]),
                 (None, _) => {

@@ -444,6 +444,176 @@ impl Lookup<'_> {
         all
     }
 
+    /// Whether [`Lookup::route_avx2`] may run: this CPU has AVX2
+    /// (`arch::features`), the separators have digit tables, a common
+    /// prefix of at most 8 bytes and the 2-byte bucket table.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(super) fn vector(&self) -> bool {
+        let h = self.heads;
+        crate::arch::features().avx2() && h.digits.rank.is_some() && h.common.len() <= 8 && matches!(h.radix, Radix::Narrow(_))
+    }
+
+    /// [`Lookup::heads`] (with buckets) and [`Lookup::finish`] in one pass,
+    /// eight keys per step in AVX2 registers of 32-bit lanes: each key's
+    /// two 8-byte loads are scalar; the prefix test, the four ranked
+    /// bytes' table loads (a gather each), the bucket, its table entries
+    /// (a gather), the one compare of a bucket holding one separator (two
+    /// gathers of heads) and the map to `which` (a gather) are a few
+    /// instructions for eight keys. `found[j]` is `which[s]` for key j's
+    /// separator s, or [`NOT_FOUND`] (ask [`Separators::key_range`]).
+    /// Returns whether every key has one, and whether every key had a
+    /// head and the heads ascend (as [`Lookup::heads`] says: the next
+    /// chunk may follow runs). Keys the registers do not settle (a bucket
+    /// holding several separators, a head equal to a separator's, a key
+    /// shorter than the prefix and 8 bytes or with another prefix) and the
+    /// last `found.len() % 8` take [`Lookup::single`]'s steps, after the
+    /// last group, so the answers are the scalar passes'.
+    ///
+    /// Counted with callgrind (`benches/partitioned.rs`, 304 partitions,
+    /// Bloom, random order): 38 instructions per key against 83 for the
+    /// two scalar passes. Timed, the first form took as long as those
+    /// passes despite its count; two changes made it pay (BENCHMARKS.md):
+    /// every key's bytes are loaded before the first group (a vector load
+    /// of bytes several scalar stores wrote waits for them to retire, so
+    /// each group waited for the one before), and the one-separator
+    /// buckets are settled in registers, with the rest left to the end (a
+    /// loop of varying count in each group mispredicted and discarded the
+    /// next group's work).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2 ([`Lookup::vector`] is true).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    pub(super) unsafe fn route_avx2<'k>(&self, key: impl Fn(usize) -> &'k [u8], which: &[u32], found: &mut [u32]) -> (bool, bool) {
+        use std::arch::x86_64::*;
+        let h = self.heads;
+        let (Some(rank), Radix::Narrow(radix)) = (&h.digits.rank, &h.radix) else {
+            unreachable!("Lookup::vector holds")
+        };
+        let l = h.common.len();
+        let scalar = |j: usize| self.single(key(j)).and_then(|s| which.get(s).copied()).unwrap_or(NOT_FOUND);
+        let groups = found.len() / 8;
+        let (mask, common, flip) = (_mm256_set1_epi64x(h.common_mask as i64), _mm256_set1_epi64x(h.common_head as i64), _mm256_set1_epi64x(self.flip as i64));
+        let (scale_lo, scale_hi) = (_mm256_set1_epi32(h.digits.scale as u32 as i32), _mm256_set1_epi32((h.digits.scale >> 32) as i32));
+        let byte_mask = _mm256_set1_epi32(0xff);
+        // `radix` has buckets + 1 entries (at least 17), so a 4-byte load
+        // at entry b reads b and b + 1 for every b up to len - 2.
+        let pair_max = _mm256_set1_epi32(radix.len() as i32 - 2);
+        let last = _mm256_set1_epi32(self.last as i32);
+        let which_len = _mm256_set1_epi32(which.len().min(i32::MAX as usize) as i32);
+        let low16 = _mm256_set1_epi32(0xffff);
+        // The high halves of eight u64 lanes (two registers), in order.
+        let high = _mm256_setr_epi32(1, 3, 5, 7, 0, 0, 0, 0);
+        // Every key's first 8 bytes and the 8 after the prefix, before the
+        // vector steps: a vector load of bytes several stores wrote waits
+        // for the stores to retire (no store forwarding), so a load per
+        // group would wait for the previous group's steps as well.
+        let groups = groups.min(LOOKUP_BATCH / 8);
+        let (mut first, mut tail) = ([0u64; LOOKUP_BATCH], [0u64; LOOKUP_BATCH]);
+        // Keys that have the two chunks.
+        let mut whole = 0u64;
+        let mut rest = 0u64;
+        let (mut sorted, mut before) = (true, 0);
+        for i in 0..8 * groups {
+            let k = key(i);
+            if let (Some(f), Some(t)) = (k.first_chunk::<8>(), k.get(l..).and_then(<[u8]>::first_chunk::<8>)) {
+                (first[i], tail[i]) = (u64::from_be_bytes(*f), u64::from_be_bytes(*t));
+                whole |= 1 << i;
+                sorted &= tail[i] ^ self.flip >= before;
+                before = tail[i] ^ self.flip;
+            }
+        }
+        sorted &= whole.count_ones() as usize == 8 * groups;
+        for g in 0..groups {
+            // SAFETY: `first` and `tail` have 8 entries from 8 * g on.
+            let (f0, f1) = unsafe { (_mm256_loadu_si256(first.as_ptr().add(8 * g).cast()), _mm256_loadu_si256(first.as_ptr().add(8 * g + 4).cast())) };
+            let (t0, t1) = unsafe { (_mm256_loadu_si256(tail.as_ptr().add(8 * g).cast()), _mm256_loadu_si256(tail.as_ptr().add(8 * g + 4).cast())) };
+            let whole = (whole >> (8 * g)) as u32 & 0xff;
+            // SAFETY (every gather below): the indexes are bytes (0..256)
+            // into tables of 256 entries, buckets clamped to `pair_max`,
+            // and separators below `which.len()` (masked).
+            let (t0, t1) = (_mm256_xor_si256(t0, flip), _mm256_xor_si256(t1, flip));
+            let prefix = |f| _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(f, mask), common))) as u32;
+            let fast = whole & (prefix(f0) | prefix(f1) << 4);
+            sorted &= fast == 0xff;
+            // The heads' first 4 bytes (the ranked ones), lane i key i.
+            let top = _mm256_permute2x128_si256::<0x20>(_mm256_permutevar8x32_epi32(t0, high), _mm256_permutevar8x32_epi32(t1, high));
+            // `ranked_bucket`, from the last ranked byte to the first.
+            let mut number = _mm256_setzero_si256();
+            macro_rules! rank {
+                ($j:literal) => {
+                    let b = _mm256_and_si256(_mm256_srli_epi32::<{ 24 - 8 * $j }>(top), byte_mask);
+                    let e = unsafe { _mm256_i32gather_epi32::<4>(rank[$j].as_ptr().cast(), b) };
+                    number = _mm256_add_epi32(_mm256_andnot_si256(_mm256_srai_epi32::<31>(e), number), e);
+                };
+            }
+            const _: () = assert!(RANKED == 4);
+            rank!(3);
+            rank!(2);
+            rank!(1);
+            rank!(0);
+            let number = _mm256_and_si256(number, _mm256_set1_epi32(!SATURATES as i32));
+            // number * scale >> 32 (number < 2^27): the high halves of the
+            // products with scale's low half (even lanes, then odd ones),
+            // plus number times its high half.
+            let even = _mm256_srli_epi64::<32>(_mm256_mul_epu32(number, scale_lo));
+            let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(number), scale_lo);
+            let bucket = _mm256_add_epi32(_mm256_blend_epi32::<0b1010_1010>(even, odd), _mm256_mullo_epi32(number, scale_hi));
+            let bucket = _mm256_min_epu32(bucket, pair_max);
+            let pair = unsafe { _mm256_i32gather_epi32::<2>(radix.as_ptr().cast(), bucket) };
+            let lo = _mm256_and_si256(pair, low16);
+            let width = _mm256_sub_epi32(_mm256_srli_epi32::<16>(pair), lo);
+            let empty = _mm256_cmpeq_epi32(width, _mm256_setzero_si256());
+            // One separator in the bucket: one compare of its head with
+            // the key's (64-bit lanes, four to a register; unsigned as
+            // signed with the top bit flipped). An equal head: the keys
+            // decide (scalar).
+            let one = _mm256_cmpeq_epi32(width, _mm256_set1_epi32(1));
+            let (lo0, lo1) = (_mm256_castsi256_si128(lo), _mm256_extracti128_si256::<1>(lo));
+            let (one0, one1) = (_mm256_cvtepi32_epi64(_mm256_castsi256_si128(one)), _mm256_cvtepi32_epi64(_mm256_extracti128_si256::<1>(one)));
+            // SAFETY: in lanes with one separator in the bucket, its index
+            // `lo` is below `radix`'s last entry, the separator count.
+            let (s0, s1) = unsafe {
+                (
+                    _mm256_mask_i32gather_epi64::<8>(t0, h.heads.as_ptr().cast(), lo0, one0),
+                    _mm256_mask_i32gather_epi64::<8>(t1, h.heads.as_ptr().cast(), lo1, one1),
+                )
+            };
+            let eq = |s, t| _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(s, t))) as u32;
+            let equal = eq(s0, t0) | eq(s1, t1) << 4;
+            let sign = _mm256_set1_epi64x(i64::MIN);
+            let below = |s, t| _mm256_cmpgt_epi64(_mm256_xor_si256(t, sign), _mm256_xor_si256(s, sign));
+            // Each 64-bit lane's low half, eight lanes in order.
+            let low = _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0);
+            let below = _mm256_permute2x128_si256::<0x20>(_mm256_permutevar8x32_epi32(below(s0, t0), low), _mm256_permutevar8x32_epi32(below(s1, t1), low));
+            // lo, or lo + 1 past the one separator's head.
+            let sep = _mm256_min_epu32(_mm256_sub_epi32(lo, _mm256_and_si256(below, one)), last);
+            let one_bits = _mm256_movemask_ps(_mm256_castsi256_ps(one)) as u32;
+            let settled = fast & (_mm256_movemask_ps(_mm256_castsi256_ps(empty)) as u32 | one_bits & !equal);
+            let settled_lanes = _mm256_sllv_epi32(_mm256_set1_epi32(settled as i32), _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24));
+            let mapped = _mm256_and_si256(_mm256_srai_epi32::<31>(settled_lanes), _mm256_cmpgt_epi32(which_len, sep));
+            let part = unsafe { _mm256_mask_i32gather_epi32::<4>(_mm256_set1_epi32(NOT_FOUND as i32), which.as_ptr().cast(), sep, mapped) };
+            // SAFETY: `found[8 * g..]` has 8 entries (g < groups).
+            unsafe { _mm256_storeu_si256(found.as_mut_ptr().add(8 * g).cast(), part) };
+            rest |= u64::from(!settled & 0xff) << (8 * g);
+        }
+        // The keys not settled above, after every group (a loop whose
+        // count varies mispredicts its exit, and would discard the next
+        // group's work in flight).
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            found[i] = scalar(i);
+        }
+        for (j, f) in found.iter_mut().enumerate().skip(8 * groups) {
+            *f = scalar(j);
+        }
+        (found.iter().all(|&f| f != NOT_FOUND), sorted)
+    }
+
     /// First pass of [`Lookup::batch`]: `located[j]` is key j's bucket
     /// and head, or what [`Lookup::locate`] gives (a key not sharing the
     /// prefix, or too short; the prefix test in one load for prefixes of
@@ -1053,7 +1223,7 @@ mod tests {
     fn key_range_is_the_textbook_search() {
         let mut seed = 7;
         let alphabets: [&[u8]; 4] = [b"0123456789abcdef", b"ab", &[0, 1, 0xff], b"0123456789"];
-        let (mut checked, mut fast, mut in_order) = (0, 0, 0);
+        let (mut checked, mut fast, mut in_order, mut vector) = (0, 0, 0, 0);
         for case in 0..240 {
             let n = [1, 2, 3, 7, 64, 300, 1000][case % 7];
             let alphabet = alphabets[case / 7 % 4];
@@ -1122,9 +1292,25 @@ mod tests {
                     }
                     checked += 1;
                 }
+                let Some(l) = s.lookup() else { continue };
+                // The vector pass: each probe lands where `single` puts it,
+                // in any order.
+                #[cfg(target_arch = "x86_64")]
+                if l.vector() {
+                    let which: Vec<u32> = (0..s.len() as u32).collect();
+                    let mut found = [NOT_FOUND; LOOKUP_BATCH];
+                    for chunk in probes.chunks(LOOKUP_BATCH) {
+                        // SAFETY: `vector` holds.
+                        let (all, _) = unsafe { l.route_avx2(|j| &chunk[j][..], &which, &mut found[..chunk.len()]) };
+                        for (p, &f) in chunk.iter().zip(&found) {
+                            assert_eq!(l.single(p).map_or(NOT_FOUND, |i| i as u32), f, "case {case} {name}: vector pass for {p:?}, {n} separators");
+                        }
+                        assert_eq!(all, found[..chunk.len()].iter().all(|&f| f != NOT_FOUND));
+                        vector += chunk.len();
+                    }
+                }
                 // The same probes in the file's order, as MultiGet sends
                 // them (`Lookup::runs`): each lands where `single` puts it.
-                let Some(l) = s.lookup() else { continue };
                 let mut sorted = probes.clone();
                 sorted.sort();
                 if reverse {
@@ -1157,5 +1343,8 @@ mod tests {
         // The fast form answers most of them (those of 8 bytes or more
         // that share the common prefix and fall between buckets' heads).
         assert!(fast > checked / 20, "{fast} of {checked} answered by the fast lookup");
+        // Cases with digit tables and a prefix of at most 8 bytes took the
+        // vector pass, where the CPU has AVX2.
+        assert!(vector > 10_000 || !cfg!(target_arch = "x86_64") || !crate::arch::features().avx2(), "{vector} probes took the vector pass");
     }
 }
