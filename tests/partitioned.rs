@@ -69,13 +69,16 @@ fn lookups_and_batches_answer_as_the_textbook_partition() {
         // 30 partitions large enough for Ribbon, and a last one of 10 keys
         // that RocksDB's policy (and so the builder) writes as Bloom; and
         // 40 partitions, all Ribbon (the batch's kernels take a route of
-        // their own when every partition is in the gathered table).
-        for (policy, per) in [(Policy::Bloom, 37), (Policy::Ribbon, (ks.len() - 10) / 30), (Policy::Ribbon, 1000)] {
+        // their own when every partition is in the gathered table); and
+        // Bloom in about 40 partitions, which a batch of 320 keys or more
+        // gathers (`fast_local::may_match_lines_avx2`).
+        for (policy, per) in [(Policy::Bloom, 37), (Policy::Bloom, 1000), (Policy::Ribbon, (ks.len() - 10) / 30), (Policy::Ribbon, 1000)] {
             let bytes = craft::Crafted::synthetic(&ks, policy, Some(per)).finish();
             let sst = Sst::from_bytes(&bytes).expect("opens");
             let SstFilter::Partitioned(pf) = sst.filter() else { panic!("{shape}: not partitioned") };
             let kinds: Vec<Kind> = pf.filters().iter().map(|f| f.kind()).collect();
             match policy {
+                Policy::Bloom if per == 1000 => assert!(kinds.iter().all(|&k| k == Kind::FastLocalBloom) && kinds.len() >= 40, "{shape}: {kinds:?}"),
                 Policy::Bloom => assert!(pf.len() > 900, "{shape}: {} partitions", pf.len()),
                 _ if per == 1000 => assert!(kinds.iter().all(|&k| k == Kind::Standard128Ribbon) && kinds.len() >= 40, "{shape}: {kinds:?}"),
                 _ => {

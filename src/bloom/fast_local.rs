@@ -530,6 +530,19 @@ impl FastLocalGeometry {
         FastLocalGeometry { lines, num_probes, first_round_lanes: &PROBE_LANES[num_probes as usize & 31] }
     }
 
+    /// The lines of this geometry's bit array in `data` (its block), for
+    /// [`may_match_lines_avx2`]: exactly `lines` of them; None when the
+    /// block is shorter (never for a validated geometry over its block).
+    pub(crate) fn lines_of<'d>(&self, data: &'d [u8]) -> Option<&'d [[u8; LINE]]> {
+        let (lines, _) = data.get(..(self.lines as usize).checked_mul(LINE)?)?.as_chunks::<LINE>();
+        Some(lines).filter(|l| !l.is_empty())
+    }
+
+    /// [`PROBE_LANES`] of this probe count.
+    pub(crate) fn first_round_lanes(&self) -> &'static [i32; 8] {
+        self.first_round_lanes
+    }
+
     /// Byte offset of the cache line a hash's lower half selects.
     #[inline(always)]
     fn line_offset(&self, h: u64) -> usize {
@@ -735,6 +748,60 @@ pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
                 let (values, mask) = probe_round(lower, upper, h2s[j], lane);
                 results[start + j] = _mm256_testc_si256(values, mask) != 0;
             }
+        }
+    }
+}
+
+/// [`may_match_routed_avx2`] for the common case of a partitioned batch:
+/// every partition's kernel is [`Kernel::Avx2Le8`] with the same probe
+/// count, and the partitions' lines are gathered once per batch call
+/// (`table`, from [`FastLocalGeometry::lines_of`]). A key's route is then
+/// its partition's index and nothing else: no route value, no geometry, no
+/// per-key bounds or alignment tests (a line is an element of its
+/// partition's slice of lines, and both its ends are prefetched, as the
+/// full-filter batch does for lines that straddle two cache lines).
+/// Counted with callgrind (`benches/partitioned.rs`, 304 partitions,
+/// Bloom, random order): see BENCHMARKS.md, stop 41.
+///
+/// `results[j]` answers key j (`key(j)`) where `part[j]` indexes `table`,
+/// and is `answer[j]` elsewhere (the caller answered that key); `lanes`
+/// is [`FastLocalGeometry::first_round_lanes`] of the common probe count
+/// (at most 8). At most 32 keys.
+///
+/// Safety: the CPU supports AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn may_match_lines_avx2<'k>(table: &[&[[u8; LINE]]], lanes: &[i32; 8], part: &[u32], answer: &[bool], key: impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+    use core::arch::x86_64::*;
+    const BATCH: usize = 32;
+    let mut lines: [Option<&[u8; LINE]>; BATCH] = [None; BATCH];
+    let mut h2s = [0u32; BATCH];
+    let m = results.len().min(part.len()).min(BATCH);
+    for j in 0..m {
+        let Some(p) = table.get(part[j] as usize) else {
+            results[j] = answer.get(j).copied().unwrap_or(true);
+            continue;
+        };
+        let h = crate::hash::hash64_inline(key(j));
+        // Below p.len() (FastRange32 maps onto 0..len), so `get` always
+        // finds it; a partition with no lines is never gathered.
+        lines[j] = p.get(fast_range32(h as u32, p.len() as u32) as usize);
+        if let Some(line) = lines[j] {
+            crate::arch::prefetch(line, 0);
+            crate::arch::prefetch(line, LINE - 1);
+        }
+        h2s[j] = (h >> 32) as u32;
+    }
+    // SAFETY: the 32-byte lane row is a reference.
+    let lane = unsafe { _mm256_loadu_si256(lanes.as_ptr() as *const __m256i) };
+    for j in 0..m {
+        if let Some(line) = lines[j] {
+            // SAFETY: unaligned loads of the 64-byte line, a reference.
+            let (lower, upper) = unsafe { (_mm256_loadu_si256(line.as_ptr() as *const __m256i), _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i)) };
+            // One round: at most 8 probes (the caller's contract).
+            let (values, mask) = probe_round(lower, upper, h2s[j], lane);
+            // SAFETY: AVX2 implies AVX (vptest); register operands only.
+            results[j] = unsafe { testc(values, mask) };
         }
     }
 }
