@@ -152,6 +152,16 @@ impl<'a> Partitions<'a> {
 
     /// May any partition a query for `key` can land on match `probe`?
     pub(super) fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
+        if let Some(i) = self.seps.quick(key) {
+            debug_assert_eq!(self.key_candidates(key), Some(i..i + 1));
+            return self.probe_at(i, probe);
+        }
+        self.may_match_looked_up(key, probe)
+    }
+
+    /// [`Partitions::may_match`] past the quick path, out of line.
+    #[inline(never)]
+    fn may_match_looked_up(&self, key: &[u8], probe: &[u8]) -> bool {
         if let Some(i) = self.seps.lookup().and_then(|l| l.single(key)) {
             debug_assert_eq!(self.key_candidates(key), Some(i..i + 1));
             return self.probe_at(i, probe);
