@@ -422,6 +422,36 @@ impl<'a> Partitions<'a> {
                 // compare, so the kernel sees what a full filter's batch
                 // does plus that compare (`Lookup::place`).
                 let mut placed = 0;
+                if let Some((table, lanes)) = &lines {
+                    // Every partition's lines gathered: the runs give each
+                    // key's partition in a pass of their own, then the
+                    // lines kernel (as for keys in any order below).
+                    let mut run = (Run::NONE, ANSWERED);
+                    for j in 0..m {
+                        let t = located[j].1;
+                        if run.0.holds(t) {
+                            part[j] = run.1;
+                            continue;
+                        }
+                        placed += 1;
+                        run.0 = l.place(t);
+                        match self.which.get(run.0.separator as usize) {
+                            Some(&u) => (part[j], run.1) = (u, u),
+                            None => {
+                                // A head equal to a separator's: the keys
+                                // themselves decide.
+                                run.0 = Run::NONE;
+                                part[j] = ANSWERED;
+                                answer[j] = self.may_match(key(c0 + j), probe(c0 + j));
+                            }
+                        }
+                    }
+                    // SAFETY: `lines` only for Routed::Bloom, whose kernels
+                    // are chosen only on CPUs with AVX2.
+                    unsafe { fast_local::may_match_lines_avx2(table, lanes, &part[..m], &answer[..m], |j| probe(c0 + j), out) };
+                    runs_pay = 4 * placed <= m;
+                    continue;
+                }
                 macro_rules! in_order {
                     ($route:expr) => {{
                         let (located, placed, to) = (&located, &mut placed, $route);
