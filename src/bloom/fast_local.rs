@@ -533,12 +533,14 @@ impl FastLocalGeometry {
     /// The lines of this geometry's bit array in `data` (its block), for
     /// [`may_match_lines_avx2`]: exactly `lines` of them; None when the
     /// block is shorter (never for a validated geometry over its block).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn lines_of<'d>(&self, data: &'d [u8]) -> Option<&'d [[u8; LINE]]> {
         let (lines, _) = data.get(..(self.lines as usize).checked_mul(LINE)?)?.as_chunks::<LINE>();
         Some(lines).filter(|l| !l.is_empty())
     }
 
     /// [`PROBE_LANES`] of this probe count.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn first_round_lanes(&self) -> &'static [i32; 8] {
         self.first_round_lanes
     }
