@@ -534,7 +534,7 @@ impl FastLocalGeometry {
     /// [`may_match_lines_avx2`]: exactly `lines` of them; None when the
     /// block is shorter (never for a validated geometry over its block).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(crate) fn lines_of<'d>(&self, data: &'d [u8]) -> Option<&'d [[u8; LINE]]> {
+    pub(crate) fn lines_of<'d>(&self, data: &'d [u8]) -> Option<Lines<'d>> {
         let (lines, _) = data.get(..(self.lines as usize).checked_mul(LINE)?)?.as_chunks::<LINE>();
         Some(lines).filter(|l| !l.is_empty())
     }
@@ -754,6 +754,10 @@ pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
     }
 }
 
+/// A FastLocalBloom bit array as its 64-byte lines
+/// ([`FastLocalGeometry::lines_of`]).
+pub(crate) type Lines<'d> = &'d [[u8; LINE]];
+
 /// [`may_match_routed_avx2`] for the common case of a partitioned batch:
 /// every partition's kernel is [`Kernel::Avx2Le8`] with the same probe
 /// count, and the partitions' lines are gathered once per batch call
@@ -773,7 +777,7 @@ pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
 /// Safety: the CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn may_match_lines_avx2<'k>(table: &[&[[u8; LINE]]], lanes: &[i32; 8], part: &[u32], answer: &[bool], key: impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+pub(crate) unsafe fn may_match_lines_avx2<'k>(table: &[Lines<'_>], lanes: &[i32; 8], part: &[u32], answer: &[bool], key: impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
     use core::arch::x86_64::*;
     const BATCH: usize = 32;
     let mut lines: [Option<&[u8; LINE]>; BATCH] = [None; BATCH];

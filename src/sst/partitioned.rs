@@ -333,7 +333,7 @@ impl<'a> Partitions<'a> {
         // kernel then takes a key's partition index alone
         // (`fast_local::may_match_lines_avx2`: 97.8 -> 76.7 instructions per
         // key, callgrind, BENCHMARKS.md).
-        let lines: Option<(Vec<&[[u8; 64]]>, &'static [i32; 8])> = match bloom.first() {
+        let lines: Option<(Vec<fast_local::Lines<'_>>, &'static [i32; 8])> = match bloom.first() {
             Some(&Some((_, g0))) => bloom
                 .iter()
                 .map(|b| b.filter(|(_, g)| g.num_probes == g0.num_probes).and_then(|(d, g)| g.lines_of(d)))
