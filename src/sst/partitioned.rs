@@ -395,10 +395,11 @@ impl<'a> Partitions<'a> {
         // (`benches/partitioned.rs --sorted`).
         let (mut expect_in_order, mut runs_pay) = (false, true);
         // Keys not following runs take the vector pass where it can run
-        // (`Lookup::route_avx2`: 38 instructions per key against 83 for
-        // the two scalar passes, callgrind; a Bloom batch 14.0-14.6 ->
-        // 11.9 ns per key, `benches/partitioned.rs`, BENCHMARKS.md); it
-        // tells whether the chunk was in order, as `Lookup::heads` does.
+        // (`Lookup::route_avx2`: 32.7 instructions per key against 83.3
+        // for the two scalar passes, callgrind; with the lines kernel, a
+        // Bloom batch 12.7-13.3 -> 10.4-10.6 ns per key,
+        // `benches/partitioned.rs`, BENCHMARKS.md); it tells whether the
+        // chunk was in order, as `Lookup::heads` does.
         #[cfg(target_arch = "x86_64")]
         let vector = lookup.is_some_and(|l| l.vector());
         #[cfg(not(target_arch = "x86_64"))]

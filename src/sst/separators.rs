@@ -300,12 +300,6 @@ impl Heads {
         lower_bound(&self.heads, t, lo, hi)
     }
 
-    /// The head of `key` as the heads are kept (flipped in reverse
-    /// order): its 8 bytes after the common prefix, big-endian,
-    /// zero-padded; None when the key does not share the prefix or is
-    /// shorter than 8 bytes. One load for each of the prefix's first 8
-    /// bytes, its next 8 (a prefix of 9 to 16 bytes) and the head; a
-    /// longer prefix compares its bytes past the first 8.
     /// [`Heads::head`]'s common case, a prefix of at most 8 bytes and a
     /// key with 8 bytes after it (the same test and head); None for the
     /// rest. A single query's fast path takes this alone, so that it
@@ -319,6 +313,12 @@ impl Heads {
         Some((u64::from_be_bytes(*first) & self.common_mask == self.common_head).then(|| u64::from_be_bytes(*tail) ^ self.flip))
     }
 
+    /// The head of `key` as the heads are kept (flipped in reverse
+    /// order): its 8 bytes after the common prefix, big-endian,
+    /// zero-padded; None when the key does not share the prefix or is
+    /// shorter than 8 bytes. One load for each of the prefix's first 8
+    /// bytes, its next 8 (a prefix of 9 to 16 bytes) and the head; a
+    /// longer prefix compares its bytes past the first 8.
     #[inline(always)]
     fn head(&self, key: &[u8]) -> Option<u64> {
         let (l, len) = (self.common.len(), key.len());
@@ -492,8 +492,9 @@ impl Lookup<'_> {
     /// last group, so the answers are the scalar passes'.
     ///
     /// Counted with callgrind (`benches/partitioned.rs`, 304 partitions,
-    /// Bloom, random order): 38 instructions per key against 83 for the
-    /// two scalar passes. Timed, the first form took as long as those
+    /// Bloom, random order): 32.7 instructions per key against 83.3 for
+    /// the two scalar passes (decimal keys, a 13-byte prefix: 59.5
+    /// against 104.1). Timed, the first form took as long as those
     /// passes despite its count; two changes made it pay (BENCHMARKS.md):
     /// every key's bytes are loaded before the first group (a vector load
     /// of bytes several scalar stores wrote waits for them to retire, so
@@ -511,11 +512,13 @@ impl Lookup<'_> {
     pub(super) unsafe fn route_avx2<'k>(&self, key: impl Fn(usize) -> &'k [u8], which: &[u32], found: &mut [u32]) -> (bool, bool) {
         use std::arch::x86_64::*;
         let h = self.heads;
+        let scalar = |j: usize| self.single(key(j)).and_then(|s| which.get(s).copied()).unwrap_or(NOT_FOUND);
         let (Some(rank), Radix::Narrow(radix)) = (&h.digits.rank, &h.radix) else {
-            unreachable!("Lookup::vector holds")
+            // (Not when `Lookup::vector` holds.)
+            found.iter_mut().enumerate().for_each(|(j, f)| *f = scalar(j));
+            return (found.iter().all(|&f| f != NOT_FOUND), false);
         };
         let l = h.common.len();
-        let scalar = |j: usize| self.single(key(j)).and_then(|s| which.get(s).copied()).unwrap_or(NOT_FOUND);
         let groups = found.len() / 8;
         let (mask, common, flip) = (_mm256_set1_epi64x(h.common_mask as i64), _mm256_set1_epi64x(h.common_head as i64), _mm256_set1_epi64x(self.flip as i64));
         let (scale_lo, scale_hi) = (_mm256_set1_epi32(h.digits.scale as u32 as i32), _mm256_set1_epi32((h.digits.scale >> 32) as i32));
@@ -1040,7 +1043,7 @@ impl Separators {
         // the caller's frame.
         let [lo, hi] = radix.get(ranked_bucket(rank, h.digits.scale, t)..)?.first_chunk::<2>()?.map(usize::from);
         let last = h.heads.len().checked_sub(1)?;
-        match hi - lo {
+        match hi.checked_sub(lo)? {
             0 => Some(lo.min(last)),
             1 => {
                 let s = *h.heads.get(lo)?;
