@@ -326,21 +326,22 @@ impl<'a> Partitions<'a> {
         // the handle instead it would add 32 bytes per partition to the
         // 247 that `tests/handles.rs` measures against its 256.
         let gather = n >= 8 * unique.len();
-        let bloom: Vec<_> = if gather && self.routed == Routed::Bloom { unique.iter().map(Filter::fast_local_le8).collect() } else { Vec::new() };
-        let ribbon: Vec<_> = if gather && self.routed != Routed::Bloom { unique.iter().map(Filter::ribbon_routable).collect() } else { Vec::new() };
-        // Every partition's lines, when every filter is gathered with the
-        // same probe count (RocksDB gives every partition the same): the
-        // kernel then takes a key's partition index alone
-        // (`fast_local::may_match_lines_avx2`: 97.8 -> 76.7 instructions per
-        // key, callgrind, BENCHMARKS.md).
-        let lines: Option<(Vec<fast_local::Lines<'_>>, &'static [i32; 8])> = match bloom.first() {
-            Some(&Some((_, g0))) => bloom
+        // Every partition's lines, when every filter is Bloom's one-round
+        // AVX2 kernel with the same probe count (RocksDB gives every
+        // partition the same): the kernel then takes a key's partition
+        // index alone (`fast_local::may_match_lines_avx2`: 97.8 -> 76.7
+        // instructions per key, callgrind, BENCHMARKS.md). Else each
+        // filter's bytes and geometry, for the routed kernels.
+        let lines: Option<(Vec<fast_local::Lines<'_>>, &'static [i32; 8])> = match (gather && self.routed == Routed::Bloom, unique.first().and_then(Filter::fast_local_le8)) {
+            (true, Some((_, g0))) => unique
                 .iter()
-                .map(|b| b.filter(|(_, g)| g.num_probes == g0.num_probes).and_then(|(d, g)| g.lines_of(d)))
+                .map(|f| f.fast_local_le8().filter(|(_, g)| g.num_probes == g0.num_probes).and_then(|(d, g)| g.lines_of(d)))
                 .collect::<Option<Vec<_>>>()
                 .map(|t| (t, g0.first_round_lanes())),
             _ => None,
         };
+        let bloom: Vec<_> = if gather && self.routed == Routed::Bloom && lines.is_none() { unique.iter().map(Filter::fast_local_le8).collect() } else { Vec::new() };
+        let ribbon: Vec<_> = if gather && self.routed != Routed::Bloom { unique.iter().map(Filter::ribbon_routable).collect() } else { Vec::new() };
         // Every filter's route is in the gathered table.
         let gathered = match self.routed {
             Routed::Bloom => !bloom.is_empty() && bloom.iter().all(Option::is_some),
