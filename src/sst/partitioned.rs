@@ -190,10 +190,13 @@ impl<'a> Partitions<'a> {
     /// 14; callgrind, `benches/partitioned.rs`).
     #[inline]
     fn probe_at(&self, i: usize, probe: &[u8]) -> bool {
-        let u = self.which[i] as usize;
         match &self.store {
-            Store::Resident(f) => f[u].may_match(probe),
-            Store::OnDemand(o) => Self::probe_on_demand(o, u, probe),
+            // As many distinct filters as partitions (in first-use order):
+            // `which` is the identity, and the filter follows the
+            // separator without waiting for a load of `which[i]`.
+            Store::Resident(f) if f.len() == self.which.len() => f[i].may_match(probe),
+            Store::Resident(f) => f[self.which[i] as usize].may_match(probe),
+            Store::OnDemand(o) => Self::probe_on_demand(o, self.which[i] as usize, probe),
         }
     }
 

@@ -300,16 +300,22 @@ impl Heads {
         lower_bound(&self.heads, t, lo, hi)
     }
 
-    /// [`Heads::head`]'s common case, a prefix of at most 8 bytes and a
-    /// key with 8 bytes after it (the same test and head); None for the
-    /// rest. A single query's fast path takes this alone, so that it
-    /// keeps its few registers (callgrind, `benches/partitioned.rs`:
-    /// 98.6 instructions per key in `Partitions::may_match`, against
-    /// 107.6 with the rest called out of line and 109.6 inlined).
+    /// [`Heads::head`] for a prefix of at most 16 bytes (None for a longer
+    /// one), its common case first: a prefix of at most 8 bytes and a key
+    /// with 8 bytes after it (the same test and head). A single query's
+    /// fast path takes this, so that it keeps its few registers
+    /// (callgrind, `benches/partitioned.rs`: 98.6 instructions per key in
+    /// `Partitions::may_match`, against 107.6 with the rest called out of
+    /// line and 109.6 inlined). Prefixes of 9 to 16 bytes (decimal keys
+    /// padded to a fixed width: 13 at 1M keys) take `head` itself:
+    /// `bench/sst`'s single query on such keys, 249.7 -> 219.4
+    /// instructions per key against the path through `Lookup::single`.
     #[inline(always)]
     fn head_quick(&self, key: &[u8]) -> Option<Option<u64>> {
         let l = self.common.len();
-        let (Some(first), Some(tail), true) = (key.first_chunk::<8>(), key.get(l..).and_then(<[u8]>::first_chunk::<8>), l <= 8) else { return None };
+        let (Some(first), Some(tail), true) = (key.first_chunk::<8>(), key.get(l..).and_then(<[u8]>::first_chunk::<8>), l <= 8) else {
+            return (l <= 16).then(|| self.head(key));
+        };
         Some((u64::from_be_bytes(*first) & self.common_mask == self.common_head).then(|| u64::from_be_bytes(*tail) ^ self.flip))
     }
 
@@ -1021,8 +1027,8 @@ impl Separators {
 
     /// [`Lookup::single`]'s common case alone, for a single query: the
     /// digit tables and 2-byte buckets built (at open), a prefix of at
-    /// most 8 bytes, a key with 8 bytes after it; None for every other
-    /// case (then ask `lookup`). No `Lookup` to build, no other form to
+    /// most 16 bytes ([`Heads::head_quick`]); None for every other case
+    /// (then ask `lookup`). No `Lookup` to build, no other form to
     /// dispatch on, so that the caller's fast path needs few registers.
     /// Counted with callgrind (`benches/partitioned.rs`, Bloom single
     /// query, 304 partitions): `Partitions::may_match` went from 118.7
