@@ -588,8 +588,8 @@ impl<'a> Filter<'a> {
     }
 
     /// This filter's bytes and geometry when its kernel is FastLocalBloom's
-    /// one-round AVX2 kernel (at most 8 probes, AVX2 detected): what
-    /// [`fast_local::may_match_routed_avx2`] probes.
+    /// one-round AVX2 kernel (at most 8 probes, AVX2 detected): the
+    /// partitions [`fast_local::may_match_lines_avx2`] probes.
     #[inline]
     pub(crate) fn fast_local_le8(&self) -> Option<(&[u8], FastLocalGeometry)> {
         match self.reader {
@@ -598,13 +598,24 @@ impl<'a> Filter<'a> {
         }
     }
 
+    /// This filter's lines, for [`fast_local::may_match_lines_avx2`]:
+    /// [`fast_local::Lines::ALONE`] unless its kernel is
+    /// [`fast_local::Kernel::Avx2Le8`].
+    #[inline(always)]
+    pub(crate) fn lines(&self) -> fast_local::Lines<'_> {
+        match self.reader {
+            Reader::FastLocal(g, fast_local::Kernel::Avx2Le8) => g.lines_of(self.as_bytes()).unwrap_or(fast_local::Lines::ALONE),
+            _ => fast_local::Lines::ALONE,
+        }
+    }
+
     /// This filter's bytes and geometry when its kernel is one of
     /// Standard128Ribbon's AVX2 or AVX-512 ones (AVX2 and POPCNT detected):
     /// what [`ribbon::may_match_routed_avx2`] queries. The geometry is a copy
-    /// (28 bytes), so that a batch's gathered routes hold it rather than
-    /// a pointer into each partition's `Filter` (measured,
-    /// `benches/partitioned.rs`: Ribbon batch 25.4-25.8 -> 25.1-25.2 ns
-    /// per key).
+    /// (28 bytes), so that a key's route holds it rather than a pointer
+    /// into its partition's `Filter` (measured, `benches/partitioned.rs`,
+    /// with routes gathered per batch: Ribbon batch 25.4-25.8 -> 25.1-25.2
+    /// ns per key).
     #[inline]
     pub(crate) fn ribbon_routable(&self) -> Option<(&[u8], RibbonGeometry)> {
         match self.reader {

@@ -60,6 +60,9 @@ fn probes(ks: &[Vec<u8>], seed: &mut u64) -> Vec<Vec<u8>> {
     p
 }
 
+/// Bits per key of each partition (by index).
+type BitsPerKey<'a> = &'a dyn Fn(usize) -> f64;
+
 #[test]
 fn lookups_and_batches_answer_as_the_textbook_partition() {
     let mut seed = 5;
@@ -71,14 +74,31 @@ fn lookups_and_batches_answer_as_the_textbook_partition() {
         // 40 partitions, all Ribbon (the batch's kernels take a route of
         // their own when every partition is in the gathered table); and
         // Bloom in about 40 partitions, which a batch of 320 keys or more
-        // gathers (`fast_local::may_match_lines_avx2`).
-        for (policy, per) in [(Policy::Bloom, 37), (Policy::Bloom, 1000), (Policy::Ribbon, (ks.len() - 10) / 30), (Policy::Ribbon, 1000)] {
-            let bytes = craft::Crafted::synthetic(&ks, policy, Some(per)).finish();
+        // gathers (`fast_local::may_match_lines_avx2`); and that again
+        // with partitions of 6, 7 and 8 probes (10, 11 and 12 bits per
+        // key, as RocksDB's `optimize_filters_for_memory` varies them) and
+        // a last one of 11 (20 bits per key), which no one-round kernel
+        // takes (answered through its own `Filter`).
+        let varied = |i: usize| if i == 40_000 / 1000 - 1 { 20.0 } else { [10.0, 11.0, 12.0][i % 3] };
+        let cases: [(Policy, usize, BitsPerKey); 5] = [
+            (Policy::Bloom, 37, &|_| 10.0),
+            (Policy::Bloom, 1000, &|_| 10.0),
+            (Policy::Bloom, 1000, &varied),
+            (Policy::Ribbon, (ks.len() - 10) / 30, &|_| 10.0),
+            (Policy::Ribbon, 1000, &|_| 10.0),
+        ];
+        for (policy, per, bits) in cases {
+            let bytes = craft::Crafted::synthetic_bits(&ks, policy, Some(per), 5, 1, bits).finish();
             let sst = Sst::from_bytes(&bytes).expect("opens");
             let SstFilter::Partitioned(pf) = sst.filter() else { panic!("{shape}: not partitioned") };
             let kinds: Vec<Kind> = pf.filters().iter().map(|f| f.kind()).collect();
             match policy {
-                Policy::Bloom if per == 1000 => assert!(kinds.iter().all(|&k| k == Kind::FastLocalBloom) && kinds.len() >= 40, "{shape}: {kinds:?}"),
+                Policy::Bloom if per == 1000 => {
+                    assert!(kinds.iter().all(|&k| k == Kind::FastLocalBloom) && kinds.len() >= 40, "{shape}: {kinds:?}");
+                    let probes: std::collections::BTreeSet<u32> = pf.filters().iter().filter_map(|f| f.info().num_probes()).collect();
+                    let want: &[u32] = if bits(0) == bits(1) { &[6] } else { &[6, 7, 8, 11] };
+                    assert_eq!(probes.into_iter().collect::<Vec<_>>(), want, "{shape}: probe counts");
+                }
                 Policy::Bloom => assert!(pf.len() > 900, "{shape}: {} partitions", pf.len()),
                 _ if per == 1000 => assert!(kinds.iter().all(|&k| k == Kind::Standard128Ribbon) && kinds.len() >= 40, "{shape}: {kinds:?}"),
                 _ => {

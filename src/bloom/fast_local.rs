@@ -16,7 +16,7 @@
 use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
 use crate::arch::{prefetch_line, Features};
 use crate::error::Result;
-use crate::format::{Format, Route, METADATA_LEN};
+use crate::format::{Format, METADATA_LEN};
 
 /// Trailer byte 0: -1, "newer Bloom implementations" (`kMetadataLen`'s
 /// first byte in `FastLocalBloomBitsBuilder::Finish`).
@@ -530,19 +530,15 @@ impl FastLocalGeometry {
         FastLocalGeometry { lines, num_probes, first_round_lanes: &PROBE_LANES[num_probes as usize & 31] }
     }
 
-    /// The lines of this geometry's bit array in `data` (its block), for
-    /// [`may_match_lines_avx2`]: exactly `lines` of them; None when the
-    /// block is shorter (never for a validated geometry over its block).
+    /// The lines of this geometry's bit array in `data` (its block) and its
+    /// probe lanes, for [`may_match_lines_avx2`]: exactly `lines` of them;
+    /// None when the block is shorter (never for a validated geometry over
+    /// its block).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[inline]
     pub(crate) fn lines_of<'d>(&self, data: &'d [u8]) -> Option<Lines<'d>> {
         let (lines, _) = data.get(..(self.lines as usize).checked_mul(LINE)?)?.as_chunks::<LINE>();
-        Some(lines).filter(|l| !l.is_empty())
-    }
-
-    /// [`PROBE_LANES`] of this probe count.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(crate) fn first_round_lanes(&self) -> &'static [i32; 8] {
-        self.first_round_lanes
+        Some(Lines { lines, lanes: self.first_round_lanes }).filter(|l| !l.lines.is_empty())
     }
 
     /// Byte offset of the cache line a hash's lower half selects.
@@ -695,116 +691,93 @@ impl FastLocalGeometry {
     }
 }
 
+/// A FastLocalBloom bit array as its 64-byte lines, with the probe lanes
+/// of its probe count ([`FastLocalGeometry::lines_of`]): what
+/// [`may_match_lines_avx2`] needs of a partition.
+#[derive(Clone, Copy)]
+pub(crate) struct Lines<'d> {
+    lines: &'d [[u8; LINE]],
+    lanes: &'static [i32; 8],
+}
+
+impl Lines<'_> {
+    /// A partition [`may_match_lines_avx2`] does not query (not
+    /// [`Kernel::Avx2Le8`]): its keys are answered by the caller's `alone`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) const ALONE: Lines<'static> = Lines { lines: &[], lanes: &[0; 8] };
+}
+
 /// A batch over many FastLocalBloom filters, each key routed to one of
 /// them (a partitioned filter's partitions): the full-filter batch's two
 /// passes (hash every key of 32 and prefetch its line, then probe), with
-/// the filter chosen per key. `results[i]` answers key i; `route(i)` is
-/// called once per key, in order.
-///
-/// Safety: the CPU supports AVX2, and every [`Route::Probe`] comes from a
-/// filter whose kernel is [`Kernel::Avx2Le8`] (at most 8 probes).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-pub(crate) unsafe fn may_match_routed_avx2<'d, 'k>(
-    mut route: impl FnMut(usize) -> Route<'d, 'k, FastLocalGeometry>,
-    results: &mut [bool],
-) {
-    const BATCH: usize = 32;
-    let mut lines: [Option<&[u8; LINE]>; BATCH] = [None; BATCH];
-    let mut h2s = [0u32; BATCH];
-    let mut lanes = [&PROBE_LANES[0]; BATCH];
-    let n = results.len();
-    for start in (0..n).step_by(BATCH) {
-        let m = BATCH.min(n - start);
-        for j in 0..m {
-            lines[j] = None;
-            match route(start + j) {
-                Route::Probe(data, g, key) => {
-                    debug_assert!(g.num_probes <= 8);
-                    let h = crate::hash::hash64_inline(key);
-                    let off = g.line_offset(h);
-                    prefetch_line(data, off);
-                    // Always in the block (FastRange32 maps onto 0..lines,
-                    // and lines * 64 < its length); "may match" otherwise.
-                    lines[j] = data.get(off..off.wrapping_add(LINE)).and_then(|l| l.try_into().ok());
-                    results[start + j] = true;
-                    h2s[j] = (h >> 32) as u32;
-                    lanes[j] = g.first_round_lanes;
-                }
-                Route::Answered(b) => results[start + j] = b,
-            }
-        }
-        for j in 0..m {
-            if let Some(line) = lines[j] {
-                use core::arch::x86_64::*;
-                // SAFETY: unaligned loads of the 64-byte line and of the
-                // 32-byte lane row, both references.
-                let (lower, upper, lane) = unsafe {
-                    (
-                        _mm256_loadu_si256(line.as_ptr() as *const __m256i),
-                        _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i),
-                        _mm256_loadu_si256(lanes[j].as_ptr() as *const __m256i),
-                    )
-                };
-                // One round: at most 8 probes (the caller's contract).
-                let (values, mask) = probe_round(lower, upper, h2s[j], lane);
-                results[start + j] = _mm256_testc_si256(values, mask) != 0;
-            }
-        }
-    }
-}
-
-/// A FastLocalBloom bit array as its 64-byte lines
-/// ([`FastLocalGeometry::lines_of`]).
-pub(crate) type Lines<'d> = &'d [[u8; LINE]];
-
-/// [`may_match_routed_avx2`] for the common case of a partitioned batch:
-/// every partition's kernel is [`Kernel::Avx2Le8`] with the same probe
-/// count, and the partitions' lines are gathered once per batch call
-/// (`table`, from [`FastLocalGeometry::lines_of`]). A key's route is then
-/// its partition's index and nothing else: no route value, no geometry, no
-/// per-key bounds or alignment tests (a line is an element of its
-/// partition's slice of lines, and both its ends are prefetched, as the
-/// full-filter batch does for lines that straddle two cache lines).
+/// the filter chosen per key. A key's route is its partition's index and
+/// nothing else (`table(part[j])`, each partition's lines and probe
+/// lanes, from its `Filter`): no route value, no per-key bounds or
+/// alignment tests (a line is an element of its partition's slice of
+/// lines, and both its ends are prefetched, as the full-filter batch does
+/// for lines that straddle two cache lines). Partitions may differ in
+/// probe count: RocksDB derives it from each partition's own bits per
+/// key when it sizes partitions to their allocations
+/// (`optimize_filters_for_memory`), so that in a 1M-key file RocksDB 11.12
+/// wrote (`bench/sst`) 454 partitions have 6 probes and one has 7.
 /// Counted with callgrind (`benches/partitioned.rs`, 304 partitions,
-/// Bloom, random order): see BENCHMARKS.md, stop 41.
+/// Bloom, random order): see BENCHMARKS.md, stops 41 and 42.
 ///
-/// `results[j]` answers key j (`key(j)`) where `part[j]` indexes `table`,
-/// and is `answer[j]` elsewhere (the caller answered that key); `lanes`
-/// is [`FastLocalGeometry::first_round_lanes`] of the common probe count
-/// (at most 8). At most 32 keys.
+/// `results[j]` answers key j (`key(j)`) where `table(part[j])` is a
+/// partition's lines (`alone(j)` where it is [`Lines::ALONE`]: a filter
+/// with more than 8 probes, or not Bloom), and is `answer[j]` where it is
+/// None (the caller answered that key). At most 32 keys.
 ///
 /// Safety: the CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn may_match_lines_avx2<'k>(table: &[Lines<'_>], lanes: &[i32; 8], part: &[u32], answer: &[bool], key: impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
+pub(crate) unsafe fn may_match_lines_avx2<'k, 'd>(
+    table: impl Fn(u32) -> Option<Lines<'d>>,
+    part: &[u32],
+    answer: &[bool],
+    key: impl Fn(usize) -> &'k [u8],
+    alone: impl Fn(usize) -> bool,
+    results: &mut [bool],
+) {
     use core::arch::x86_64::*;
     const BATCH: usize = 32;
     let mut lines: [Option<&[u8; LINE]>; BATCH] = [None; BATCH];
+    let mut lanes: [&[i32; 8]; BATCH] = [&PROBE_LANES[0]; BATCH];
     let mut h2s = [0u32; BATCH];
     let m = results.len().min(part.len()).min(BATCH);
     for j in 0..m {
-        let Some(p) = table.get(part[j] as usize) else {
+        let Some(p) = table(part[j]) else {
             results[j] = answer.get(j).copied().unwrap_or(true);
             continue;
         };
+        if p.lines.is_empty() {
+            results[j] = alone(j);
+            continue;
+        }
         let h = crate::hash::hash64_inline(key(j));
-        // Below p.len() (FastRange32 maps onto 0..len), so `get` always
-        // finds it; a partition with no lines is never gathered.
-        lines[j] = p.get(fast_range32(h as u32, p.len() as u32) as usize);
+        // Below p.lines.len() (FastRange32 maps onto 0..len, not empty
+        // here), so `get` always finds it.
+        lines[j] = p.lines.get(fast_range32(h as u32, p.lines.len() as u32) as usize);
         if let Some(line) = lines[j] {
             crate::arch::prefetch(line, 0);
             crate::arch::prefetch(line, LINE - 1);
         }
         h2s[j] = (h >> 32) as u32;
+        lanes[j] = p.lanes;
     }
-    // SAFETY: the 32-byte lane row is a reference.
-    let lane = unsafe { _mm256_loadu_si256(lanes.as_ptr() as *const __m256i) };
     for j in 0..m {
         if let Some(line) = lines[j] {
-            // SAFETY: unaligned loads of the 64-byte line, a reference.
-            let (lower, upper) = unsafe { (_mm256_loadu_si256(line.as_ptr() as *const __m256i), _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i)) };
-            // One round: at most 8 probes (the caller's contract).
+            // SAFETY: unaligned loads of the 64-byte line and of the
+            // 32-byte lane row, references.
+            let (lower, upper, lane) = unsafe {
+                (
+                    _mm256_loadu_si256(line.as_ptr() as *const __m256i),
+                    _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i),
+                    _mm256_loadu_si256(lanes[j].as_ptr() as *const __m256i),
+                )
+            };
+            // One round: at most 8 probes (Kernel::Avx2Le8, the caller's
+            // contract).
             let (values, mask) = probe_round(lower, upper, h2s[j], lane);
             // SAFETY: AVX2 implies AVX (vptest); register operands only.
             results[j] = unsafe { testc(values, mask) };

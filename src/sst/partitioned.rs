@@ -21,6 +21,12 @@ use crate::filter::Filter;
 use crate::format::Route;
 use crate::ribbon;
 
+/// Partitions whose lines a Bloom batch gathers on its stack (12 KiB of
+/// `fast_local::Lines`); files with more read each key's from its
+/// `Filter`.
+#[cfg(target_arch = "x86_64")]
+const LINES_ON_STACK: usize = 512;
+
 /// Keys a batch over partitions read on demand groups at a time (8 KiB of
 /// stack): each group's block is looked up once per this many keys.
 const ON_DEMAND_BATCH: usize = 1024;
@@ -52,7 +58,8 @@ enum Routed {
     /// Mixed formats, kernels without AVX2, or partitions read on demand.
     No,
     /// FastLocalBloom with the one-round AVX2 kernel (RocksDB's Bloom
-    /// filters up to ~14 bits/key): [`fast_local::may_match_routed_avx2`].
+    /// filters up to ~14 bits/key), except maybe a few other filters
+    /// (queried one key at a time): [`fast_local::may_match_lines_avx2`].
     Bloom,
     /// Standard128Ribbon with the AVX2 or AVX-512 kernel, except maybe a
     /// few Bloom fallbacks (queried one key at a time):
@@ -316,74 +323,63 @@ impl<'a> Partitions<'a> {
         // Each key's distinct filter, or ANSWERED (then `answer`).
         let mut part = [ANSWERED; CHUNK];
         let mut answer = [false; CHUNK];
-        // Each distinct filter's bytes and geometry side by side (32 bytes
-        // each for Bloom, 48 for Ribbon: 9.5 and 14.3 KiB for 304
-        // partitions), gathered once for a batch of
-        // at least 8 keys per filter, so that a key's route is one load
-        // rather than its `Filter`'s fields (measured,
-        // `benches/partitioned.rs`, Bloom: 16.1 -> 14.8 ns per key). One
-        // allocation and a few ns per partition per such batch call
-        // (estimated at most 0.3 ns per key, at 8 keys per partition,
-        // and included in the figure above, whose 4,096-key batches have
-        // 13 per partition); kept in
-        // the handle instead it would add 32 bytes per partition to the
-        // 247 that `tests/handles.rs` measures against its 256.
-        let gather = n >= 8 * unique.len();
-        // Every partition's lines, when every filter is Bloom's one-round
-        // AVX2 kernel with the same probe count (RocksDB gives every
-        // partition the same): the kernel then takes a key's partition
-        // index alone (`fast_local::may_match_lines_avx2`: 97.8 -> 76.7
-        // instructions per key, callgrind, BENCHMARKS.md). Else each
-        // filter's bytes and geometry, for the routed kernels.
-        let lines: Option<(Vec<fast_local::Lines<'_>>, &'static [i32; 8])> = match (gather && self.routed == Routed::Bloom, unique.first().and_then(Filter::fast_local_le8)) {
-            (true, Some((_, g0))) => unique
-                .iter()
-                .map(|f| f.fast_local_le8().filter(|(_, g)| g.num_probes == g0.num_probes).and_then(|(d, g)| g.lines_of(d)))
-                .collect::<Option<Vec<_>>>()
-                .map(|t| (t, g0.first_round_lanes())),
-            _ => None,
+        // Bloom: every partition's lines (`Filter::lines`), which the
+        // kernel takes with a key's partition index alone
+        // (`fast_local::may_match_lines_avx2`): gathered on the stack for
+        // a batch of at least one key per partition in files of at most
+        // LINES_ON_STACK partitions (24 bytes each), else read from each
+        // key's `Filter`. Nothing is allocated, so no query allocates
+        // (`tests/query_alloc.rs`). Measured (`benches/partitioned.rs`,
+        // 304 partitions, 13 keys per partition): 10.2-10.9 ns per key
+        // gathered, 11.3-11.5 read from each `Filter` (94.3 instructions
+        // per key in the kernel against 86.4, the lines 24 bytes apart
+        // rather than 104).
+        let mut stack: [fast_local::Lines<'_>; LINES_ON_STACK];
+        let gathered: Option<&[fast_local::Lines<'_>]> = match self.routed == Routed::Bloom && unique.len() <= LINES_ON_STACK && n >= unique.len() {
+            true => {
+                stack = [fast_local::Lines::ALONE; LINES_ON_STACK];
+                stack.iter_mut().zip(unique).for_each(|(t, f)| *t = f.lines());
+                Some(&stack[..unique.len()])
+            }
+            false => None,
         };
-        let bloom: Vec<_> = if gather && self.routed == Routed::Bloom && lines.is_none() { unique.iter().map(Filter::fast_local_le8).collect() } else { Vec::new() };
-        let ribbon: Vec<_> = if gather && self.routed != Routed::Bloom { unique.iter().map(Filter::ribbon_routable).collect() } else { Vec::new() };
-        // Every filter's route is in the gathered table.
-        let gathered = match self.routed {
-            Routed::Bloom => !bloom.is_empty() && bloom.iter().all(Option::is_some),
-            _ => !ribbon.is_empty() && ribbon.iter().all(Option::is_some),
-        };
-        let mut located = [(0usize, 0u64); CHUNK];
-        // The routed kernel of this file's format over `$out`, each key's
-        // route made by `$route!`: `$route!(flat, gathered)` when every
-        // filter is in the gathered table `flat` (a kernel of its own:
-        // with the per-filter fallback in the same closure, the kernel
-        // merges the two sources through pointers, 10 more instructions
-        // per key, callgrind), else `$route!(flat, each geometry)`.
-        macro_rules! kernel {
-            ($out:expr, $route:ident) => {
-                match (self.routed, gathered) {
-                    // SAFETY: Routed::Bloom only when every filter's kernel
-                    // is Avx2Le8, chosen only on CPUs with AVX2; every Probe
-                    // comes from `fast_local_le8`, which gives only such
-                    // filters.
-                    (Routed::Bloom, true) => unsafe { fast_local::may_match_routed_avx2($route!(&bloom, gathered), $out) },
+        let bloom = self.routed == Routed::Bloom;
+        // The lines kernel over `$out` for the keys' partitions in `part`
+        // (as found above: gathered, or each from its `Filter`).
+        macro_rules! lines_kernel {
+            ($out:expr, $c0:expr, $m:expr) => {{
+                let (c0, m) = ($c0, $m);
+                let alone = |j: usize| unique[part[j] as usize].may_match(probe(c0 + j));
+                match gathered {
+                    // SAFETY: used only for Routed::Bloom, whose kernels
+                    // are chosen only on CPUs with AVX2.
+                    Some(t) => unsafe { fast_local::may_match_lines_avx2(|u| t.get(u as usize).copied(), &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
                     // SAFETY: as above.
-                    (Routed::Bloom, false) => unsafe { fast_local::may_match_routed_avx2($route!(&bloom, each Filter::fast_local_le8), $out) },
+                    None => unsafe { fast_local::may_match_lines_avx2(|u| unique.get(u as usize).map(Filter::lines), &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                }
+            }};
+        }
+        let mut located = [(0usize, 0u64); CHUNK];
+        // The routed Ribbon kernel of this file over `$out`, each key's
+        // route made by `$route` from each `Filter`'s bytes and geometry
+        // (Bloom files take the lines kernel above instead).
+        macro_rules! ribbon_kernel {
+            ($out:expr, $route:expr) => {
+                match self.routed {
                     // SAFETY: Routed::Ribbon512 only when every Ribbon
                     // filter's kernel is Avx512, chosen only on CPUs with
                     // AVX-512 F and VPOPCNTDQ, AVX2 and POPCNT; every Probe
                     // comes from `ribbon_routable`, which gives only Ribbon
                     // filters.
                     #[cfg(rocksfilter_avx512)]
-                    (Routed::Ribbon512, true) => unsafe { ribbon::may_match_routed_avx512($route!(&ribbon, gathered), $out) },
-                    // SAFETY: as above.
-                    #[cfg(rocksfilter_avx512)]
-                    (Routed::Ribbon512, false) => unsafe { ribbon::may_match_routed_avx512($route!(&ribbon, each Filter::ribbon_routable), $out) },
+                    Routed::Ribbon512 => unsafe { ribbon::may_match_routed_avx512($route, $out) },
                     // SAFETY: Routed::Ribbon (or Ribbon512) only when every
                     // Ribbon filter's kernel is Avx2 or Avx512, chosen only
                     // on CPUs with AVX2 and POPCNT; every Probe comes from
-                    // `ribbon_routable`.
-                    (_, true) => unsafe { ribbon::may_match_routed_avx2($route!(&ribbon, gathered), $out) },
-                    // SAFETY: as above.
-                    (_, false) => unsafe { ribbon::may_match_routed_avx2($route!(&ribbon, each Filter::ribbon_routable), $out) },
+                    // `ribbon_routable`. (Routed::Bloom takes the lines
+                    // kernel and Routed::No the generic batch: neither
+                    // comes here.)
+                    _ => unsafe { ribbon::may_match_routed_avx2($route, $out) },
                 }
             };
         }
@@ -427,10 +423,10 @@ impl<'a> Partitions<'a> {
                 // compare, so the kernel sees what a full filter's batch
                 // does plus that compare (`Lookup::place`).
                 let mut placed = 0;
-                if let Some((table, lanes)) = &lines {
-                    // Every partition's lines gathered: the runs give each
-                    // key's partition in a pass of their own, then the
-                    // lines kernel (as for keys in any order below).
+                if bloom {
+                    // Bloom: the runs give each key's partition in a pass
+                    // of their own, then the lines kernel (as for keys in
+                    // any order below).
                     let mut run = (Run::NONE, ANSWERED);
                     for j in 0..m {
                         let t = located[j].1;
@@ -451,48 +447,34 @@ impl<'a> Partitions<'a> {
                             }
                         }
                     }
-                    // SAFETY: `lines` only for Routed::Bloom, whose kernels
-                    // are chosen only on CPUs with AVX2.
-                    unsafe { fast_local::may_match_lines_avx2(table, lanes, &part[..m], &answer[..m], |j| probe(c0 + j), out) };
+                    lines_kernel!(out, c0, m);
                     runs_pay = 4 * placed <= m;
                     continue;
                 }
-                macro_rules! in_order {
-                    ($route:expr) => {{
-                        let (located, placed, to) = (&located, &mut placed, $route);
-                        let mut run = (Run::NONE, None);
-                        move |j: usize| {
-                            let (i, t) = (c0 + j, located[j].1);
-                            if let (true, Some((data, g))) = (run.0.holds(t), run.1) {
-                                return Route::Probe(data, g, probe(i));
-                            }
-                            *placed += 1;
-                            run.0 = l.place(t);
-                            let Some(&u) = self.which.get(run.0.separator as usize) else {
-                                // A head equal to a separator's: the
-                                // keys themselves decide.
-                                run.1 = None;
-                                return Route::Answered(self.may_match(key(i), probe(i)));
-                            };
-                            let r = to(u, probe(i));
-                            run.1 = match r {
-                                Route::Probe(data, g, _) => Some((data, g)),
-                                Route::Answered(_) => None,
-                            };
-                            r
-                        }
-                    }};
-                }
-                // A separator's route, as `kernel!` asks for it.
-                macro_rules! placed_route {
-                    ($flat:expr, gathered) => {
-                        in_order!(|u, p| route_gathered($flat, u, false, p))
+                // Ribbon: a key in its predecessor's run takes that one's
+                // route; the others, their own.
+                let mut run = (Run::NONE, None);
+                let placed_route = |j: usize| {
+                    let (i, t) = (c0 + j, located[j].1);
+                    if let (true, Some((data, g))) = (run.0.holds(t), run.1) {
+                        return Route::Probe(data, g, probe(i));
+                    }
+                    placed += 1;
+                    run.0 = l.place(t);
+                    let Some(&u) = self.which.get(run.0.separator as usize) else {
+                        // A head equal to a separator's: the keys
+                        // themselves decide.
+                        run.1 = None;
+                        return Route::Answered(self.may_match(key(i), probe(i)));
                     };
-                    ($flat:expr, each $geometry:expr) => {
-                        in_order!(|u, p| route($flat, unique, $geometry, u, false, p))
+                    let r = route(unique, u, false, probe(i));
+                    run.1 = match r {
+                        Route::Probe(data, g, _) => Some((data, g)),
+                        Route::Answered(_) => None,
                     };
-                }
-                kernel!(out, placed_route);
+                    r
+                };
+                ribbon_kernel!(out, placed_route);
                 runs_pay = 4 * placed <= m;
                 continue;
             }
@@ -535,23 +517,12 @@ impl<'a> Partitions<'a> {
                     };
                 }
             }
-            if let Some((table, lanes)) = &lines {
-                // SAFETY: `lines` only for Routed::Bloom, whose kernels are
-                // chosen only on CPUs with AVX2.
-                unsafe { fast_local::may_match_lines_avx2(table, lanes, &part[..m], &answer[..m], |j| probe(c0 + j), out) };
+            if bloom {
+                lines_kernel!(out, c0, m);
                 continue;
             }
-            // Each key's route from its filter found above, as `kernel!`
-            // asks for it.
-            macro_rules! found_route {
-                ($flat:expr, gathered) => {
-                    |j: usize| route_gathered($flat, part[j], answer[j], probe(c0 + j))
-                };
-                ($flat:expr, each $geometry:expr) => {
-                    |j: usize| route($flat, unique, $geometry, part[j], answer[j], probe(c0 + j))
-                };
-            }
-            kernel!(out, found_route);
+            // Ribbon: each key's route from its filter found above.
+            ribbon_kernel!(out, |j: usize| route(unique, part[j], answer[j], probe(c0 + j)));
         }
     }
 
@@ -781,7 +752,11 @@ impl<'a> Partitions<'a> {
         }
         let routed = if !cfg!(target_arch = "x86_64") {
             Routed::No
-        } else if unique.iter().all(|f| f.fast_local_le8().is_some()) {
+        } else if 8 * unique.iter().filter(|f| f.fast_local_le8().is_none()).count() <= unique.len() {
+            // FastLocalBloom partitions, and maybe a few others (at most
+            // one in 8; a small last partition RocksDB sized to its
+            // allocation, with more than 8 probes, or an unreadable one):
+            // those are queried one key at a time.
             Routed::Bloom
         } else if unique.iter().all(|f| f.ribbon_routable().is_some() || f.kind() != crate::Kind::Standard128Ribbon)
             && unique.iter().any(|f| f.ribbon_routable().is_some())
@@ -805,39 +780,19 @@ impl<'a> Partitions<'a> {
     }
 }
 
-/// [`route`] when every filter is in `flat`: distinct filter `u`'s entry,
-/// or `answer` when `u` is none (the key was answered on the spot).
+/// A key's route into a routed Ribbon kernel: probe distinct filter `u`
+/// (its bytes and geometry from its `Filter`; a filter the kernel cannot
+/// query, such as a small partition RocksDB's Ribbon policy wrote as
+/// Bloom, answers itself), or `answer` when `u` is none (the key was
+/// answered on the spot).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn route_gathered<'f, 'k, G: Copy>(flat: &[Option<(&'f [u8], G)>], u: u32, answer: bool, probe: &'k [u8]) -> Route<'f, 'k, G> {
-    match flat.get(u as usize) {
-        Some(&Some((data, g))) => Route::Probe(data, g, probe),
-        _ => Route::Answered(answer),
-    }
-}
-
-/// A key's route into a routed kernel: probe distinct filter `u` (its
-/// bytes and geometry from `flat` when gathered, else from the filter
-/// through `geometry`; a filter the kernel cannot query answers itself),
-/// or `answer` when `u` is none (the key was answered on the spot).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn route<'f, 'a: 'f, 'k, G: Copy>(
-    flat: &[Option<(&'f [u8], G)>],
-    unique: &'f [Filter<'a>],
-    geometry: impl Fn(&'f Filter<'a>) -> Option<(&'f [u8], G)>,
-    u: u32,
-    answer: bool,
-    probe: &'k [u8],
-) -> Route<'f, 'k, G> {
-    let u = u as usize;
-    let routed = match (flat.get(u), unique.get(u)) {
-        (Some(&r), _) => r,
-        (None, Some(f)) if flat.is_empty() => geometry(f),
-        _ => return Route::Answered(answer),
-    };
-    match routed {
-        Some((data, g)) => Route::Probe(data, g, probe),
-        None => Route::Answered(unique[u].may_match(probe)),
+fn route<'f, 'a: 'f, 'k>(unique: &'f [Filter<'a>], u: u32, answer: bool, probe: &'k [u8]) -> Route<'f, 'k, ribbon::RibbonGeometry> {
+    match unique.get(u as usize) {
+        Some(f) => match f.ribbon_routable() {
+            Some((data, g)) => Route::Probe(data, g, probe),
+            None => Route::Answered(f.may_match(probe)),
+        },
+        None => Route::Answered(answer),
     }
 }

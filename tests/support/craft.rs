@@ -456,8 +456,23 @@ impl Crafted {
         format_version: u32,
         checksum_type: u8,
     ) -> Crafted {
-        let build = |ks: &[Vec<u8>]| {
-            let mut b = rocksfilter::FilterBuilder::new(policy, 10.0).unwrap();
+        Crafted::synthetic_bits(keys, policy, partitioned, format_version, checksum_type, &|_| 10.0)
+    }
+
+    /// As [`Crafted::synthetic_as`], filter partition i (or the full
+    /// filter, i = 0) built at `bits(i)` bits per key: partitions that
+    /// differ in probe count, as RocksDB writes them when it sizes each
+    /// partition to its allocation (`optimize_filters_for_memory`).
+    pub fn synthetic_bits(
+        keys: &[Vec<u8>],
+        policy: rocksfilter::Policy,
+        partitioned: Option<usize>,
+        format_version: u32,
+        checksum_type: u8,
+        bits: &dyn Fn(usize) -> f64,
+    ) -> Crafted {
+        let build = |i: usize, ks: &[Vec<u8>]| {
+            let mut b = rocksfilter::FilterBuilder::new(policy, bits(i)).unwrap();
             for k in ks {
                 b.add_key(k);
             }
@@ -488,13 +503,13 @@ impl Crafted {
         c.meta.push((b"rocksdb.properties".to_vec(), ph.encode()));
         match partitioned {
             None => {
-                let fh = c.add_block(&build(keys));
+                let fh = c.add_block(&build(0, keys));
                 c.meta.push((b"fullfilter.rocksdb.BuiltinBloomFilter".to_vec(), fh.encode()));
             }
             Some(per) => {
                 let mut entries = Vec::new();
-                for chunk in keys.chunks(per.max(1)) {
-                    let h = c.add_block(&build(chunk));
+                for (i, chunk) in keys.chunks(per.max(1)).enumerate() {
+                    let h = c.add_block(&build(i, chunk));
                     entries.push((chunk.last().unwrap().clone(), h));
                 }
                 let ih = c.add_block(&index_block(&entries, true));
