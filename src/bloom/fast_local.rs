@@ -705,6 +705,19 @@ impl Lines<'_> {
     /// [`Kernel::Avx2Le8`]): its keys are answered by the caller's `alone`.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) const ALONE: Lines<'static> = Lines { lines: &[], lanes: &[0; 8] };
+
+    /// Whether this is [`Lines::ALONE`].
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn is_alone(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// The probe lanes of this partition's probe count (one `PROBE_LANES`
+    /// row: partitions of the same count share it).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn lanes(&self) -> &'static [i32; 8] {
+        self.lanes
+    }
 }
 
 /// A batch over many FastLocalBloom filters, each key routed to one of
@@ -723,6 +736,12 @@ impl Lines<'_> {
 /// Counted with callgrind (`benches/partitioned.rs`, 304 partitions,
 /// Bloom, random order): see BENCHMARKS.md, stops 41 and 42.
 ///
+/// `SAME`: every partition's lanes are `same` (one probe count), which
+/// the kernel then keeps in a register rather than loading each key's
+/// (`benches/partitioned.rs --sorted`, Bloom batch: 10.0-10.2 ns per key,
+/// against 10.4 loading each key's and 9.8-9.9 before partitions could
+/// differ in probe count).
+///
 /// `results[j]` answers key j (`key(j)`) where `table(part[j])` is a
 /// partition's lines (`alone(j)` where it is [`Lines::ALONE`]: a filter
 /// with more than 8 probes, or not Bloom), and is `answer[j]` where it is
@@ -731,8 +750,9 @@ impl Lines<'_> {
 /// Safety: the CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn may_match_lines_avx2<'k, 'd>(
+pub(crate) unsafe fn may_match_lines_avx2<'k, 'd, const SAME: bool>(
     table: impl Fn(u32) -> Option<Lines<'d>>,
+    same: &[i32; 8],
     part: &[u32],
     answer: &[bool],
     key: impl Fn(usize) -> &'k [u8],
@@ -763,8 +783,12 @@ pub(crate) unsafe fn may_match_lines_avx2<'k, 'd>(
             crate::arch::prefetch(line, LINE - 1);
         }
         h2s[j] = (h >> 32) as u32;
-        lanes[j] = p.lanes;
+        if !SAME {
+            lanes[j] = p.lanes;
+        }
     }
+    // SAFETY: the 32-byte lane row is a reference.
+    let same = unsafe { _mm256_loadu_si256(same.as_ptr() as *const __m256i) };
     for j in 0..m {
         if let Some(line) = lines[j] {
             // SAFETY: unaligned loads of the 64-byte line and of the
@@ -773,7 +797,7 @@ pub(crate) unsafe fn may_match_lines_avx2<'k, 'd>(
                 (
                     _mm256_loadu_si256(line.as_ptr() as *const __m256i),
                     _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i),
-                    _mm256_loadu_si256(lanes[j].as_ptr() as *const __m256i),
+                    if SAME { same } else { _mm256_loadu_si256(lanes[j].as_ptr() as *const __m256i) },
                 )
             };
             // One round: at most 8 probes (Kernel::Avx2Le8, the caller's

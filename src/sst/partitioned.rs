@@ -47,6 +47,9 @@ pub struct Partitions<'a> {
     unreadable: Vec<String>,
     /// Which routed batch kernel serves every (loaded) filter, if one does.
     routed: Routed,
+    /// For Routed::Bloom, the probe lanes every partition the lines kernel
+    /// takes shares (one probe count), if they do.
+    same_lanes: Option<&'static [i32; 8]>,
 }
 
 /// The batch kernel that can answer for every partition: each key's
@@ -350,12 +353,17 @@ impl<'a> Partitions<'a> {
             ($out:expr, $c0:expr, $m:expr) => {{
                 let (c0, m) = ($c0, $m);
                 let alone = |j: usize| unique[part[j] as usize].may_match(probe(c0 + j));
-                match gathered {
+                let each = |u: u32| unique.get(u as usize).map(Filter::lines);
+                match (gathered, self.same_lanes) {
                     // SAFETY: used only for Routed::Bloom, whose kernels
                     // are chosen only on CPUs with AVX2.
-                    Some(t) => unsafe { fast_local::may_match_lines_avx2(|u| t.get(u as usize).copied(), &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                    (Some(t), Some(l)) => unsafe { fast_local::may_match_lines_avx2::<true>(|u| t.get(u as usize).copied(), l, &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
                     // SAFETY: as above.
-                    None => unsafe { fast_local::may_match_lines_avx2(|u| unique.get(u as usize).map(Filter::lines), &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                    (Some(t), None) => unsafe { fast_local::may_match_lines_avx2::<false>(|u| t.get(u as usize).copied(), &[0; 8], &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                    // SAFETY: as above.
+                    (None, Some(l)) => unsafe { fast_local::may_match_lines_avx2::<true>(each, l, &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                    // SAFETY: as above.
+                    (None, None) => unsafe { fast_local::may_match_lines_avx2::<false>(each, &[0; 8], &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
                 }
             }};
         }
@@ -726,7 +734,7 @@ impl<'a> Partitions<'a> {
         if let Some(keep) = keep {
             let o = OnDemand::new(keep, footer, fetch.verify(), &distinct, "filter partition");
             let unreadable = o.out_of_bounds().collect();
-            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable, routed: Routed::No };
+            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable, routed: Routed::No, same_lanes: None };
             p.seps.prepare_lookups();
             return Ok(Ok(p));
         }
@@ -778,7 +786,15 @@ impl<'a> Partitions<'a> {
         } else {
             Routed::No
         };
-        let p = Partitions { seps, store: Store::Resident(unique), which, unreadable, routed };
+        let same_lanes = match routed {
+            Routed::Bloom => {
+                let mut lanes = unique.iter().map(Filter::lines).filter(|l| !l.is_alone()).map(|l| l.lanes());
+                let first = lanes.next();
+                first.filter(|&f| lanes.all(|l| std::ptr::eq(l, f)))
+            }
+            _ => None,
+        };
+        let p = Partitions { seps, store: Store::Resident(unique), which, unreadable, routed, same_lanes };
         // The lookup form of the separators, made now so that no query
         // allocates (8 bytes per partition).
         p.seps.prepare_lookups();
