@@ -333,10 +333,10 @@ impl<'a> Partitions<'a> {
         // LINES_ON_STACK partitions (24 bytes each), else read from each
         // key's `Filter`. Nothing is allocated, so no query allocates
         // (`tests/query_alloc.rs`). Measured (`benches/partitioned.rs`,
-        // 304 partitions, 13 keys per partition): 10.2-10.9 ns per key
-        // gathered, 11.3-11.5 read from each `Filter` (94.3 instructions
-        // per key in the kernel against 86.4, the lines 24 bytes apart
-        // rather than 104).
+        // 304 partitions, 13 keys per partition; alternating runs):
+        // 10.2-10.6 ns per key gathered, 10.6-11.0 read from each `Filter`
+        // (94.3 instructions per key in the kernel against 86.4, the lines
+        // 24 bytes apart rather than 104).
         let mut stack: [fast_local::Lines<'_>; LINES_ON_STACK];
         let gathered: Option<&[fast_local::Lines<'_>]> = match self.routed == Routed::Bloom && unique.len() <= LINES_ON_STACK && n >= unique.len() {
             true => {
