@@ -603,10 +603,7 @@ impl<'a> Filter<'a> {
     /// [`fast_local::Kernel::Avx2Le8`].
     #[inline(always)]
     pub(crate) fn lines(&self) -> fast_local::Lines<'_> {
-        match self.reader {
-            Reader::FastLocal(g, fast_local::Kernel::Avx2Le8) => g.lines_of(self.as_bytes()).unwrap_or(fast_local::Lines::ALONE),
-            _ => fast_local::Lines::ALONE,
-        }
+        self.fast_local_le8().and_then(|(data, g)| g.lines_of(data)).unwrap_or(fast_local::Lines::ALONE)
     }
 
     /// This filter's bytes and geometry when its kernel is one of
