@@ -307,15 +307,15 @@ impl Heads {
     /// (callgrind, `benches/partitioned.rs`: 98.6 instructions per key in
     /// `Partitions::may_match`, against 107.6 with the rest called out of
     /// line and 109.6 inlined). Prefixes of 9 to 16 bytes (decimal keys
-    /// padded to a fixed width: 13 at 1M keys) take [`Heads::head_mid`]:
-    /// `bench/sst`'s single query on such keys, 249.7 instructions per key
-    /// through `Lookup::single`, 219.4 through `head`, 213.4 through
-    /// `head_mid`.
+    /// padded to a fixed width: 13 at 1M keys) take `head`, which reads
+    /// them with [`Heads::head_mid`]: `bench/sst`'s single query on such
+    /// keys, 249.7 instructions per key through `Lookup::single`, 219.4
+    /// through `head` at stop 42, 213.4 with `head_mid`.
     #[inline(always)]
     fn head_quick(&self, key: &[u8]) -> Option<Option<u64>> {
         let l = self.common.len();
         if l > 8 {
-            return (l <= 16).then(|| self.head_mid(key));
+            return (l <= 16).then(|| self.head(key));
         }
         let (Some(first), Some(tail)) = (key.first_chunk::<8>(), key.get(l..).and_then(<[u8]>::first_chunk::<8>)) else {
             return Some(self.head(key));
@@ -350,11 +350,14 @@ impl Heads {
     /// order): its 8 bytes after the common prefix, big-endian,
     /// zero-padded; None when the key does not share the prefix or is
     /// shorter than 8 bytes. One load for each of the prefix's first 8
-    /// bytes, its next 8 (a prefix of 9 to 16 bytes) and the head; a
-    /// longer prefix compares its bytes past the first 8.
+    /// bytes and the head ([`Heads::head_mid`] for a prefix of 9 to 16
+    /// bytes); a longer prefix compares its bytes past the first 8.
     #[inline(always)]
     fn head(&self, key: &[u8]) -> Option<u64> {
         let (l, len) = (self.common.len(), key.len());
+        if (9..=16).contains(&l) {
+            return self.head_mid(key);
+        }
         let first = key.first_chunk::<8>()?;
         let tail = key.get(l..)?;
         let head = match tail.first_chunk::<8>() {
@@ -368,11 +371,8 @@ impl Heads {
         if u64::from_be_bytes(*first) & self.common_mask != self.common_head {
             return None;
         }
-        if l > 8 {
-            let same = if l <= 16 { head_of(&key[l - 8..l]) == self.common_tail } else { key[8..l] == self.common[8..] };
-            if !same {
-                return None;
-            }
+        if l > 16 && key[8..l] != self.common[8..] {
+            return None;
         }
         Some(head ^ self.flip)
     }
@@ -590,9 +590,8 @@ impl Lookup<'_> {
             // 13 bytes at 1M keys), or tails under 8 bytes: the prefix
             // test here, each head unflipped so that the flip below
             // restores it, and a first chunk that passes the test below.
-            let head = |k| if l <= 16 { h.head_mid(k) } else { h.head(k) };
             for i in 0..8 * groups {
-                if let Some(t) = head(key(i)) {
+                if let Some(t) = h.head(key(i)) {
                     (first[i], tail[i]) = (h.common_head, t ^ self.flip);
                     whole |= 1 << i;
                     sorted &= t >= before;
