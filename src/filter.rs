@@ -606,6 +606,15 @@ impl<'a> Filter<'a> {
         self.fast_local_le8().and_then(|(data, g)| g.lines_of(data)).unwrap_or(fast_local::Lines::ALONE)
     }
 
+    /// [`Filter::lines`] without their lifetime, for a partitioned filter
+    /// to keep beside this filter ([`fast_local::LinesAt`]): valid while
+    /// this filter's bytes are, which a move of the `Filter` does not
+    /// change (see `view`) and a clone does (an owned copy has its own).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn lines_at(&self) -> fast_local::LinesAt {
+        self.fast_local_le8().map_or(fast_local::LinesAt::ALONE, |(data, g)| g.lines_at(data))
+    }
+
     /// This filter's bytes and geometry when its kernel is one of
     /// Standard128Ribbon's AVX2 or AVX-512 ones (AVX2 and POPCNT detected):
     /// what [`ribbon::may_match_routed_avx2`] queries. The geometry is a copy

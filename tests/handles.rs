@@ -168,7 +168,8 @@ fn per_handle_overhead_on_files_rocksdb_wrote() {
             std::mem::size_of::<Sst<'static>>()
         );
         // A fixed overhead, plus per partition its separator key, lookup
-        // head and Filter value.
+        // head, Filter value and (Bloom) its lines for the kernels (16
+        // bytes, `fast_local::LinesAt`).
         let sst = std::mem::size_of::<Sst<'static>>();
         assert!(per_handle + sst <= OVERHEAD_LIMIT + 256 * partitions, "{name}: {per_handle} + {sst} bytes per handle beyond its filter");
     }

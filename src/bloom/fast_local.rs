@@ -14,6 +14,8 @@
 //! So a query touches exactly one cache line, whatever num_probes is.
 
 use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
+use std::ptr::NonNull;
+
 use crate::arch::{prefetch_line, Features};
 use crate::error::Result;
 use crate::format::{Format, METADATA_LEN};
@@ -541,6 +543,16 @@ impl FastLocalGeometry {
         Some(Lines { lines, lanes: self.first_round_lanes }).filter(|l| !l.lines.is_empty())
     }
 
+    /// [`FastLocalGeometry::lines_of`] as a [`LinesAt`] (the form a
+    /// partitioned filter keeps); [`LinesAt::ALONE`] where that is None.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn lines_at(&self, data: &[u8]) -> LinesAt {
+        match self.lines_of(data) {
+            Some(l) => LinesAt { first: NonNull::from(&l.lines[0]), count: self.lines, probes: self.num_probes & 31 },
+            None => LinesAt::ALONE,
+        }
+    }
+
     /// Byte offset of the cache line a hash's lower half selects.
     #[inline(always)]
     fn line_offset(&self, h: u64) -> usize {
@@ -700,6 +712,53 @@ pub(crate) struct Lines<'d> {
     lanes: &'static [i32; 8],
 }
 
+/// A partition's [`Lines`] without their lifetime, in 16 bytes (against
+/// 24): what a partitioned filter keeps of each partition from open on,
+/// beside the filters whose bytes it points into, so that a batch finds a
+/// key's lines with its partition index alone and gathers nothing per
+/// call. Gathering them on the stack for each call cost about 11
+/// instructions per key on `bench/sst`'s 455 partitions and 1,024-key
+/// batches, and a batch smaller than the partition count read each key's
+/// from its `Filter` (8 more in the kernel); BENCHMARKS.md, stop 44. At 16
+/// bytes a handle stays within `tests/handles.rs`'s 256 bytes per
+/// partition beyond its filter.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LinesAt {
+    /// The first line (dangling when `count` is 0).
+    first: NonNull<[u8; LINE]>,
+    count: u32,
+    /// The probe count, `PROBE_LANES`' row.
+    probes: u32,
+}
+
+// SAFETY: an address and two counts. The bytes are read only through
+// `LinesAt::attach`, whose caller vouches that they are alive and
+// unchanged; they are immutable, so sharing or sending the address shares
+// nothing mutable.
+unsafe impl Send for LinesAt {}
+// SAFETY: as above.
+unsafe impl Sync for LinesAt {}
+
+impl LinesAt {
+    /// A partition the lines kernel does not query ([`Lines::ALONE`]).
+    pub(crate) const ALONE: LinesAt = LinesAt { first: NonNull::dangling(), count: 0, probes: 0 };
+
+    /// These lines with a lifetime again.
+    ///
+    /// # Safety
+    ///
+    /// The bytes this was made from ([`FastLocalGeometry::lines_at`]) are
+    /// alive and unchanged, at the same address, for `'d`.
+    #[inline(always)]
+    pub(crate) unsafe fn attach<'d>(self) -> Lines<'d> {
+        // SAFETY: `first` and `count` describe the `count` lines of a slice
+        // (`lines_at`), whose bytes the caller vouches for; a count of 0
+        // takes the dangling, aligned address, valid for an empty slice.
+        let lines = unsafe { std::slice::from_raw_parts(self.first.as_ptr(), self.count as usize) };
+        Lines { lines, lanes: &PROBE_LANES[self.probes as usize & 31] }
+    }
+}
+
 impl Lines<'_> {
     /// A partition [`may_match_lines_avx2`] does not query (not
     /// [`Kernel::Avx2Le8`]): its keys are answered by the caller's `alone`.
@@ -718,14 +777,22 @@ impl Lines<'_> {
     pub(crate) fn lanes(&self) -> &'static [i32; 8] {
         self.lanes
     }
+
+    /// Where the lines start, and how many (tests: which bytes a
+    /// [`LinesAt`] points into).
+    #[cfg(test)]
+    pub(crate) fn span(&self) -> (*const u8, usize) {
+        (self.lines.as_ptr().cast(), self.lines.len())
+    }
 }
 
 /// A batch over many FastLocalBloom filters, each key routed to one of
 /// them (a partitioned filter's partitions): the full-filter batch's two
-/// passes (hash every key of 32 and prefetch its line, then probe), with
-/// the filter chosen per key. A key's route is its partition's index and
+/// passes (hash every key and prefetch its line, then probe), with the
+/// filter chosen per key. A key's route is its partition's index and
 /// nothing else (`table(part[j])`, each partition's lines and probe
-/// lanes, from its `Filter`): no route value, no per-key bounds or
+/// lanes, from the table the partitioned filter keeps, [`LinesAt`]): no
+/// route value, no per-key bounds or
 /// alignment tests (a line is an element of its partition's slice of
 /// lines, and both its ends are prefetched, as the full-filter batch does
 /// for lines that straddle two cache lines). Partitions may differ in
@@ -810,6 +877,48 @@ pub(crate) unsafe fn may_match_lines_avx2<'k, 'd, const SAME: bool>(
             results[j] = unsafe { testc(values, mask) };
         }
     }
+}
+
+/// [`may_match_lines_avx2`] for one key: its line in `lines` (not
+/// [`Lines::ALONE`]), probed in one round with their lanes. A partitioned
+/// filter's single query takes this with the partition's lines from the
+/// 16-byte table it keeps ([`LinesAt`]), rather than through the
+/// partition's 104-byte `Filter` and its query's indirect call: for
+/// `bench/sst`'s 455 partitions, 7 KiB of table against 46 KiB of
+/// `Filter` values that queries touch (BENCHMARKS.md, stop 44).
+///
+/// Safety: the CPU supports AVX2, and `lines` is not [`Lines::ALONE`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn may_match_line_avx2(lines: Lines<'_>, key: &[u8]) -> bool {
+    // SAFETY: the caller's contract; the parts in registers (a `Lines`
+    // would be passed through memory).
+    unsafe { line_matches_key_avx2(lines.lines, lines.lanes, key) }
+}
+
+/// [`may_match_line_avx2`]'s body. Safety: AVX2; `lines` is not empty.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn line_matches_key_avx2(lines: &[[u8; LINE]], lanes: &[i32; 8], key: &[u8]) -> bool {
+    use core::arch::x86_64::*;
+    let h = crate::hash::hash64_inline(key);
+    let i = fast_range32(h as u32, lines.len() as u32) as usize;
+    // SAFETY: FastRange32 maps onto 0..len, and len is at least 1 (the
+    // caller's contract), as in `may_match_lines_avx2`.
+    let line = unsafe { lines.get_unchecked(i) };
+    // SAFETY: unaligned loads of the 64-byte line and the 32-byte lane
+    // row, references.
+    let (lower, upper, lane) = unsafe {
+        (
+            _mm256_loadu_si256(line.as_ptr() as *const __m256i),
+            _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i),
+            _mm256_loadu_si256(lanes.as_ptr() as *const __m256i),
+        )
+    };
+    let (values, mask) = probe_round(lower, upper, (h >> 32) as u32, lane);
+    // SAFETY: AVX2 implies AVX (vptest); register operands only.
+    unsafe { testc(values, mask) }
 }
 
 /// FastLocalBloom's query kernels.

@@ -21,12 +21,6 @@ use crate::filter::Filter;
 use crate::format::Route;
 use crate::ribbon;
 
-/// Partitions whose lines a Bloom batch gathers on its stack (12 KiB of
-/// `fast_local::Lines`); files with more read each key's from its
-/// `Filter`.
-#[cfg(target_arch = "x86_64")]
-const LINES_ON_STACK: usize = 512;
-
 /// Keys a batch over partitions read on demand groups at a time (8 KiB of
 /// stack): each group's block is looked up once per this many keys.
 const ON_DEMAND_BATCH: usize = 1024;
@@ -35,7 +29,7 @@ const ON_DEMAND_BATCH: usize = 1024;
 /// of the keys in each partition, in the file's key order) and a filter per
 /// partition. Partitions that point at the same block share one filter,
 /// verified once.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Partitions<'a> {
     seps: Separators,
     /// Distinct filter blocks, in first-use order.
@@ -48,8 +42,46 @@ pub struct Partitions<'a> {
     /// Which routed batch kernel serves every (loaded) filter, if one does.
     routed: Routed,
     /// For Routed::Bloom, the probe lanes every partition the lines kernel
-    /// takes shares (one probe count), if they do.
+    /// takes shares (one probe count), if they do. (Taking the count most
+    /// partitions have, and the few others one key at a time through
+    /// their `Filter`, measured slower: `bench/sst`'s file, whose 455
+    /// partitions have 6 probes but one with 7, 18.4-18.8 ns per key in a
+    /// batch against 17.6-18.3, its keys' lines not prefetched.)
     same_lanes: Option<&'static [i32; 8]>,
+    /// For Routed::Bloom, each distinct filter's lines
+    /// ([`Filter::lines_at`]), which the lines kernel takes with a key's
+    /// partition index alone; empty otherwise. Invariant: made from the
+    /// filters in `store`, which this value owns and never changes, so
+    /// the addresses hold for as long as it lives
+    /// ([`Partitions::lines_table`]); a clone makes its own
+    /// (`Partitions::clone`).
+    lines: Box<[fast_local::LinesAt]>,
+}
+
+impl Clone for Partitions<'_> {
+    fn clone(&self) -> Self {
+        let store = self.store.clone();
+        // The copy's filters may own copies of the bytes: lines of its own.
+        let lines = lines_table(&store, self.routed);
+        Partitions {
+            seps: self.seps.clone(),
+            store,
+            which: self.which.clone(),
+            unreadable: self.unreadable.clone(),
+            routed: self.routed,
+            same_lanes: self.same_lanes,
+            lines,
+        }
+    }
+}
+
+/// [`Partitions::lines`] for these filters: each distinct filter's lines
+/// for a Bloom file with resident filters, else none.
+fn lines_table(store: &Store<'_>, routed: Routed) -> Box<[fast_local::LinesAt]> {
+    match (store, routed) {
+        (Store::Resident(unique), Routed::Bloom) => unique.iter().map(Filter::lines_at).collect(),
+        _ => Box::new([]),
+    }
 }
 
 /// The batch kernel that can answer for every partition: each key's
@@ -200,6 +232,14 @@ impl<'a> Partitions<'a> {
     /// 14; callgrind, `benches/partitioned.rs`).
     #[inline]
     fn probe_at(&self, i: usize, probe: &[u8]) -> bool {
+        // A Bloom file's lines table, for a partition the lines kernel
+        // takes (`fast_local::may_match_line_avx2`).
+        #[cfg(target_arch = "x86_64")]
+        if let Some(l) = self.lines_table(self.distinct_of(i)).filter(|l| !l.is_alone()) {
+            // SAFETY: the table has entries only for Routed::Bloom, whose
+            // kernels are chosen only on CPUs with AVX2; `l` is not ALONE.
+            return unsafe { fast_local::may_match_line_avx2(l, probe) };
+        }
         match &self.store {
             // As many distinct filters as partitions (in first-use order):
             // `which` is the identity, and the filter follows the
@@ -210,11 +250,34 @@ impl<'a> Partitions<'a> {
         }
     }
 
+    /// Partition `i`'s distinct filter (`which[i]`, or `i` itself when
+    /// every partition has its own, without waiting for that load).
+    #[inline(always)]
+    fn distinct_of(&self, i: usize) -> u32 {
+        match self.which.len() == self.lines.len() {
+            true => i as u32,
+            false => self.which.get(i).copied().unwrap_or(u32::MAX),
+        }
+    }
+
     /// [`Partitions::probe_at`] for a filter read on demand.
     #[cold]
     #[inline(never)]
     fn probe_on_demand(o: &OnDemand, u: usize, probe: &[u8]) -> bool {
         o.with(u, |f| f.may_match(probe))
+    }
+
+    /// Distinct filter `u`'s lines from [`Partitions::lines`] (None past
+    /// them: a key answered on the spot, or a file that is not
+    /// Routed::Bloom).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn lines_table(&self, u: u32) -> Option<fast_local::Lines<'_>> {
+        // SAFETY: `lines` was made from the filters of `self.store`
+        // (`lines_table`, at open or by `clone`), which `self` owns and
+        // never changes: their bytes stay alive and in place while `self`
+        // is borrowed.
+        self.lines.get(u as usize).map(|&at| unsafe { at.attach() })
     }
 
     /// Whether any partition may match (an unknown comparator).
@@ -326,44 +389,22 @@ impl<'a> Partitions<'a> {
         // Each key's distinct filter, or ANSWERED (then `answer`).
         let mut part = [ANSWERED; CHUNK];
         let mut answer = [false; CHUNK];
-        // Bloom: every partition's lines (`Filter::lines`), which the
-        // kernel takes with a key's partition index alone
-        // (`fast_local::may_match_lines_avx2`): gathered on the stack for
-        // a batch of at least one key per partition in files of at most
-        // LINES_ON_STACK partitions (24 bytes each), else read from each
-        // key's `Filter`. Nothing is allocated, so no query allocates
-        // (`tests/query_alloc.rs`). Measured (`benches/partitioned.rs`,
-        // 304 partitions, 13 keys per partition; alternating runs):
-        // 10.2-10.6 ns per key gathered, 10.6-11.0 read from each `Filter`
-        // (94.3 instructions per key in the kernel against 86.4, the lines
-        // 24 bytes apart rather than 104).
-        let mut stack: [fast_local::Lines<'_>; LINES_ON_STACK];
-        let gathered: Option<&[fast_local::Lines<'_>]> = match self.routed == Routed::Bloom && unique.len() <= LINES_ON_STACK && n >= unique.len() {
-            true => {
-                stack = [fast_local::Lines::ALONE; LINES_ON_STACK];
-                stack.iter_mut().zip(unique).for_each(|(t, f)| *t = f.lines());
-                Some(&stack[..unique.len()])
-            }
-            false => None,
-        };
         let bloom = self.routed == Routed::Bloom;
-        // The lines kernel over `$out` for the keys' partitions in `part`
-        // (as found above: gathered, or each from its `Filter`).
+        // The lines kernel over `$out` for the keys' partitions in `part`,
+        // each key's lines from the table kept since open (nothing is
+        // gathered or allocated, so no query allocates:
+        // `tests/query_alloc.rs`).
         macro_rules! lines_kernel {
             ($out:expr, $c0:expr, $m:expr) => {{
                 let (c0, m) = ($c0, $m);
                 let alone = |j: usize| unique[part[j] as usize].may_match(probe(c0 + j));
-                let each = |u: u32| unique.get(u as usize).map(Filter::lines);
-                match (gathered, self.same_lanes) {
+                let table = |u: u32| self.lines_table(u);
+                match self.same_lanes {
                     // SAFETY: used only for Routed::Bloom, whose kernels
                     // are chosen only on CPUs with AVX2.
-                    (Some(t), Some(l)) => unsafe { fast_local::may_match_lines_avx2::<true>(|u| t.get(u as usize).copied(), l, &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                    Some(l) => unsafe { fast_local::may_match_lines_avx2::<true>(table, l, &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
                     // SAFETY: as above.
-                    (Some(t), None) => unsafe { fast_local::may_match_lines_avx2::<false>(|u| t.get(u as usize).copied(), &[0; 8], &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
-                    // SAFETY: as above.
-                    (None, Some(l)) => unsafe { fast_local::may_match_lines_avx2::<true>(each, l, &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
-                    // SAFETY: as above.
-                    (None, None) => unsafe { fast_local::may_match_lines_avx2::<false>(each, &[0; 8], &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                    None => unsafe { fast_local::may_match_lines_avx2::<false>(table, &[0; 8], &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
                 }
             }};
         }
@@ -734,7 +775,7 @@ impl<'a> Partitions<'a> {
         if let Some(keep) = keep {
             let o = OnDemand::new(keep, footer, fetch.verify(), &distinct, "filter partition");
             let unreadable = o.out_of_bounds().collect();
-            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable, routed: Routed::No, same_lanes: None };
+            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable, routed: Routed::No, same_lanes: None, lines: Box::new([]) };
             p.seps.prepare_lookups();
             return Ok(Ok(p));
         }
@@ -764,6 +805,13 @@ impl<'a> Partitions<'a> {
                 Filter::always_true()
             }));
         }
+        Ok(Ok(Partitions::resident(seps, unique, which, unreadable)))
+    }
+
+    /// Partitions over filters loaded at open (`unique`, partition i's
+    /// being `unique[which[i]]`): the batch kernel that serves them
+    /// ([`Routed`]) and what it keeps ([`Partitions::lines`]).
+    fn resident(seps: Separators, unique: Vec<Filter<'a>>, which: Vec<u32>, unreadable: Vec<String>) -> Partitions<'a> {
         let routed = if !cfg!(target_arch = "x86_64") {
             Routed::No
         } else if 8 * unique.iter().filter(|f| f.fast_local_le8().is_none()).count() <= unique.len() {
@@ -794,11 +842,13 @@ impl<'a> Partitions<'a> {
             }
             _ => None,
         };
-        let p = Partitions { seps, store: Store::Resident(unique), which, unreadable, routed, same_lanes };
+        let store = Store::Resident(unique);
+        let lines = lines_table(&store, routed);
+        let p = Partitions { seps, store, which, unreadable, routed, same_lanes, lines };
         // The lookup form of the separators, made now so that no query
         // allocates (8 bytes per partition).
         p.seps.prepare_lookups();
-        Ok(Ok(p))
+        p
     }
 }
 
@@ -816,5 +866,64 @@ fn route<'f, 'a: 'f, 'k>(unique: &'f [Filter<'a>], u: u32, answer: bool, probe: 
             None => Route::Answered(f.may_match(probe)),
         },
         None => Route::Answered(answer),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sst::block::{EntryInfo, PrevDiff};
+    use crate::{FilterBuilder, Policy};
+
+    /// 40 Bloom partitions of 50 keys each, every filter owning its bytes
+    /// (as blocks copied out of a file do), and the keys.
+    fn owned_partitions() -> (Partitions<'static>, Vec<Vec<u8>>) {
+        let keys: Vec<Vec<u8>> = (0..2_000u32).map(|i| format!("key{:06}", 3 * i).into_bytes()).collect();
+        let mut seps = Separators::new(false, Comparator::from_name(Some("leveldb.BytewiseComparator")), usize::MAX);
+        let info = EntryInfo { offset: 0, value_offset: 0, prev: PrevDiff::default() };
+        let mut unique = Vec::new();
+        for part in keys.chunks(50) {
+            let mut b = FilterBuilder::new(Policy::Bloom, 10.0).expect("a policy");
+            part.iter().for_each(|k| b.add_key(k));
+            unique.push(Filter::from_vec(b.finish().expect("builds")).expect("loads"));
+            seps.push(part.last().expect("50 keys"), &info, 0, true, "test").expect("in order");
+        }
+        let which = (0..unique.len() as u32).collect();
+        (Partitions::resident(seps, unique, which, Vec::new()), keys)
+    }
+
+    /// Every entry of the lines table points at its own filter's lines.
+    fn table_points_into_own_filters(p: &Partitions<'_>) {
+        for (u, f) in p.filters().iter().enumerate() {
+            let kept = p.lines_table(u as u32).map(|l| l.span());
+            assert_eq!(kept, Some(f.lines().span()), "partition {u}");
+        }
+    }
+
+    /// A clone's lines table is its own: a clone's filters own copies of
+    /// their bytes (`Filter::clone`), so a table copied along would point
+    /// into the original's, freed when it is dropped.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn a_clone_keeps_lines_of_its_own_filters() {
+        let (p, keys) = owned_partitions();
+        if p.routed != Routed::Bloom {
+            // (A CPU without AVX2: no lines kernel, no table.)
+            assert!(p.lines.is_empty());
+            return;
+        }
+        assert_eq!(p.lines.len(), 40);
+        table_points_into_own_filters(&p);
+        let copy = p.clone();
+        drop(p);
+        table_points_into_own_filters(&copy);
+        // And it answers: every key present, a batch as the single calls.
+        let probes: Vec<Vec<u8>> = (0..6_000u32).map(|i| format!("key{i:06}").into_bytes()).collect();
+        let mut out = vec![false; probes.len()];
+        copy.may_match_batch(probes.len(), &|i| probes[i].as_slice(), &|i| probes[i].as_slice(), &mut out);
+        for (k, &got) in probes.iter().zip(&out) {
+            assert_eq!(got, copy.may_match(k, k), "{k:?}");
+        }
+        assert!(keys.iter().all(|k| copy.may_match(k, k)));
     }
 }
