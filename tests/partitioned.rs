@@ -6,7 +6,7 @@
 //! bytes, a common prefix longer than 16 bytes, byte values no separator
 //! has), Bloom and Ribbon partitions (with the small last partition
 //! RocksDB's Ribbon policy writes as Bloom), single and batch calls, batch
-//! lengths that are not multiples of the kernels' 32. Counts answers,
+//! lengths that are not multiples of the kernels' 32 and 64. Counts answers,
 //! never time.
 
 #[path = "support/craft.rs"]

@@ -812,7 +812,11 @@ impl Lines<'_> {
 /// `results[j]` answers key j (`key(j)`) where `table(part[j])` is a
 /// partition's lines (`alone(j)` where it is [`Lines::ALONE`]: a filter
 /// with more than 8 probes, or not Bloom), and is `answer[j]` where it is
-/// None (the caller answered that key). At most 32 keys.
+/// None (the caller answered that key). At most 64 keys: the routing's
+/// batch (`LOOKUP_BATCH` in `sst::separators`), whose per-call work (setup,
+/// clearing the arrays) 64 keys share better than 32 (`bench/sst`'s files,
+/// keys of runtime length: Bloom batch 18.2-18.7 -> 17.6-17.8 ns per key,
+/// Ribbon 27.2-28.6 -> 26.8-27.1; BENCHMARKS.md, stop 44).
 ///
 /// Safety: the CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]
@@ -827,7 +831,7 @@ pub(crate) unsafe fn may_match_lines_avx2<'k, 'd, const SAME: bool>(
     results: &mut [bool],
 ) {
     use core::arch::x86_64::*;
-    const BATCH: usize = 32;
+    const BATCH: usize = 64;
     let mut lines: [Option<&[u8; LINE]>; BATCH] = [None; BATCH];
     let mut lanes: [&[i32; 8]; BATCH] = [&PROBE_LANES[0]; BATCH];
     let mut h2s = [0u32; BATCH];

@@ -85,9 +85,10 @@ fn lines_table(store: &Store<'_>, routed: Routed) -> Box<[fast_local::LinesAt]> 
 }
 
 /// The batch kernel that can answer for every partition: each key's
-/// partition found and its probe prepared and prefetched for 32 keys,
-/// then probed, in one kernel compiled for the CPU's features (the
-/// generic batch calls each partition's query through its `Filter`).
+/// partition found and its probe prepared and prefetched for 64 keys
+/// (Ribbon's kernel: 32 at a time), then probed, in one kernel compiled
+/// for the CPU's features (the generic batch calls each partition's query
+/// through its `Filter`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Routed {
     /// Mixed formats, kernels without AVX2, or partitions read on demand.
@@ -304,7 +305,7 @@ impl<'a> Partitions<'a> {
     }
 
     /// [`Partitions::may_match`] for many keys, in RocksDB's MultiGet
-    /// style across partitions: for 32 keys at a time, each key's
+    /// style across partitions: for 64 keys at a time, each key's
     /// partition is found and its probe hashed and prefetched, then every
     /// key is probed, so the memory latency of one key's probe overlaps the
     /// others' work (in one kernel per format when [`Routed`] allows:
@@ -363,8 +364,9 @@ impl<'a> Partitions<'a> {
     }
 
     /// [`Partitions::may_match_batch`] through a routed kernel
-    /// ([`Routed`]), 32 keys at a time in three steps, each over all 32 so
-    /// that the CPU overlaps the keys' loads (one key's steps depend on
+    /// ([`Routed`]), [`LOOKUP_BATCH`] (64) keys at a time in three steps,
+    /// each over all of them so that the CPU overlaps the keys' loads (one
+    /// key's steps depend on
     /// each other: about 60 cycles of latency, which the out-of-order
     /// window covers for 3 keys when done key by key; measured,
     /// `benches/partitioned.rs`): the keys' buckets; their partitions

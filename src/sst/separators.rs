@@ -81,7 +81,10 @@ pub(super) struct Heads {
     /// common-prefix test of most keys in one load.
     common_head: u64,
     common_mask: u64,
-    /// For a common prefix of 9 to 16 bytes, its last 8 (big-endian).
+    /// For a common prefix of 9 to 16 bytes, its first 8 and its last 8
+    /// as loaded (native byte order), so that [`Heads::head_mid`] compares
+    /// a key's bytes as loaded, without swapping them.
+    common_first: u64,
     common_tail: u64,
     /// Ascending; see above.
     heads: Vec<u64>,
@@ -334,16 +337,23 @@ impl Heads {
     /// per key of a batch.
     #[inline(always)]
     fn head_mid(&self, key: &[u8]) -> Option<u64> {
+        self.head_mid_read(key).map(|t| t ^ self.flip)
+    }
+
+    /// [`Heads::head_mid`]'s head as read, before the flip (the vector
+    /// routing flips eight at a time).
+    #[inline(always)]
+    fn head_mid_read(&self, key: &[u8]) -> Option<u64> {
         let (l, len) = (self.common.len(), key.len());
         debug_assert!((9..=16).contains(&l));
         if len < l {
             return None;
         }
-        let first = u64::from_be_bytes(*key.first_chunk::<8>()?);
-        let last = u64::from_be_bytes(*key.get(l - 8..)?.first_chunk::<8>()?);
+        let first = u64::from_ne_bytes(*key.first_chunk::<8>()?);
+        let last = u64::from_ne_bytes(*key.get(l - 8..)?.first_chunk::<8>()?);
         let at = l.min(len - 8);
         let head = u64::from_be_bytes(*key.get(at..)?.first_chunk::<8>()?).checked_shl(8 * (l - at) as u32).unwrap_or(0);
-        ((first == self.common_head) & (last == self.common_tail)).then_some(head ^ self.flip)
+        ((first == self.common_first) & (last == self.common_tail)).then_some(head)
     }
 
     /// The head of `key` as the heads are kept (flipped in reverse
@@ -386,7 +396,8 @@ impl Heads {
             common: common.to_vec(),
             common_head: head_of(&common[..l]),
             common_mask: if l == 0 { 0 } else { u64::MAX << (64 - 8 * l) },
-            common_tail: if common.len() > 8 { head_of(&common[common.len().saturating_sub(8)..]) } else { 0 },
+            common_first: common.first_chunk::<8>().map_or(0, |b| u64::from_ne_bytes(*b)),
+            common_tail: common.last_chunk::<8>().map_or(0, |b| u64::from_ne_bytes(*b)),
             heads,
             flip,
             digits,
@@ -573,7 +584,7 @@ impl Lookup<'_> {
         // Keys that have the two chunks.
         let mut whole = 0u64;
         let mut rest = 0u64;
-        let (mut sorted, mut before) = (true, 0);
+        let (mut mask, mut common) = (mask, common);
         if l <= 8 {
             // The prefix test in the registers below.
             for i in 0..8 * groups {
@@ -581,25 +592,41 @@ impl Lookup<'_> {
                 if let (Some(f), Some(t)) = (k.first_chunk::<8>(), k.get(l..).and_then(<[u8]>::first_chunk::<8>)) {
                     (first[i], tail[i]) = (u64::from_be_bytes(*f), u64::from_be_bytes(*t));
                     whole |= 1 << i;
-                    sorted &= tail[i] ^ self.flip >= before;
-                    before = tail[i] ^ self.flip;
                 }
             }
         } else {
             // A longer prefix (decimal keys padded to a fixed width share
-            // 13 bytes at 1M keys), or tails under 8 bytes: the prefix
-            // test here, each head unflipped so that the flip below
-            // restores it, and a first chunk that passes the test below.
-            for i in 0..8 * groups {
-                if let Some(t) = h.head(key(i)) {
-                    (first[i], tail[i]) = (h.common_head, t ^ self.flip);
-                    whole |= 1 << i;
-                    sorted &= t >= before;
-                    before = t;
+            // 13 bytes at 1M keys): the prefix test here, each head as
+            // read (the flip below is applied in the registers), and the
+            // registers' prefix test made to pass every key (a zero mask
+            // and prefix), so that `first` is not written.
+            (mask, common) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+            // (Indexes rather than `iter_mut`: with the iterator, 63.6
+            // instructions per key in this function against 55.8,
+            // callgrind, `bench/sst`'s Bloom file.)
+            #[allow(clippy::needless_range_loop)]
+            if l <= 16 {
+                for i in 0..8 * groups {
+                    if let Some(t) = h.head_mid_read(key(i)) {
+                        tail[i] = t;
+                        whole |= 1 << i;
+                    }
+                }
+            } else {
+                for i in 0..8 * groups {
+                    if let Some(t) = h.head(key(i)) {
+                        tail[i] = t ^ self.flip;
+                        whole |= 1 << i;
+                    }
                 }
             }
         }
-        sorted &= whole.count_ones() as usize == 8 * groups;
+        // Whether the heads ascend, in a pass of its own with no early
+        // exit (vector compares, rather than a compare, a flag and a
+        // spilled predecessor per key in the loops above).
+        let heads = &tail[..8 * groups];
+        let mut sorted = whole.count_ones() as usize == 8 * groups;
+        sorted &= heads.iter().zip(heads.iter().skip(1)).fold(true, |up, (&a, &b)| up & (a ^ self.flip <= b ^ self.flip));
         for g in 0..groups {
             // SAFETY: `first` and `tail` have 8 entries from 8 * g on.
             let (f0, f1) = unsafe { (_mm256_loadu_si256(first.as_ptr().add(8 * g).cast()), _mm256_loadu_si256(first.as_ptr().add(8 * g + 4).cast())) };
@@ -878,8 +905,13 @@ impl Run {
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(super) const PENDING: usize = usize::MAX - 1;
 
-/// Keys per [`Lookup::batch`].
-pub(super) const LOOKUP_BATCH: usize = 32;
+/// Keys per [`Lookup::batch`] (and per call of [`Lookup::route_avx2`] and
+/// of the partitioned Bloom kernel): 64 rather than 32 shares each call's
+/// setup over twice the keys (`bench/sst`'s files, keys of runtime length:
+/// partitioned Bloom batch 18.2-18.7 -> 17.6-17.8 ns per key, Ribbon
+/// 27.2-28.6 -> 26.8-27.1; BENCHMARKS.md, stop 44). At most 64: a `u64`
+/// holds a bit per key.
+pub(super) const LOOKUP_BATCH: usize = 64;
 
 /// A key [`Lookup::batch`] did not place (a separator index never is:
 /// separators are counted in memory far below 2^32).
