@@ -233,32 +233,29 @@ impl<'a> Partitions<'a> {
     /// 14; callgrind, `benches/partitioned.rs`).
     #[inline]
     fn probe_at(&self, i: usize, probe: &[u8]) -> bool {
-        // A Bloom file's lines table, for a partition the lines kernel
-        // takes (`fast_local::may_match_line_avx2`).
-        #[cfg(target_arch = "x86_64")]
-        if let Some(l) = self.lines_table(self.distinct_of(i)).filter(|l| !l.is_alone()) {
-            // SAFETY: the table has entries only for Routed::Bloom, whose
-            // kernels are chosen only on CPUs with AVX2; `l` is not ALONE.
-            return unsafe { fast_local::may_match_line_avx2(l, probe) };
-        }
         match &self.store {
             // As many distinct filters as partitions (in first-use order):
             // `which` is the identity, and the filter follows the
             // separator without waiting for a load of `which[i]`.
-            Store::Resident(f) if f.len() == self.which.len() => f[i].may_match(probe),
-            Store::Resident(f) => f[self.which[i] as usize].may_match(probe),
+            Store::Resident(f) if f.len() == self.which.len() => self.probe_distinct(f, i, probe),
+            Store::Resident(f) => self.probe_distinct(f, self.which[i] as usize, probe),
             Store::OnDemand(o) => Self::probe_on_demand(o, self.which[i] as usize, probe),
         }
     }
 
-    /// Partition `i`'s distinct filter (`which[i]`, or `i` itself when
-    /// every partition has its own, without waiting for that load).
+    /// Distinct filter `u`'s answer for `probe`: through the lines table
+    /// for a partition the lines kernel takes
+    /// (`fast_local::may_match_line_avx2`; an empty table, as in a Ribbon
+    /// file, costs a compare), else through its `Filter`.
     #[inline(always)]
-    fn distinct_of(&self, i: usize) -> u32 {
-        match self.which.len() == self.lines.len() {
-            true => i as u32,
-            false => self.which.get(i).copied().unwrap_or(u32::MAX),
+    fn probe_distinct(&self, unique: &[Filter<'a>], u: usize, probe: &[u8]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(l) = self.lines_table(u as u32).filter(|l| !l.is_alone()) {
+            // SAFETY: the table has entries only for Routed::Bloom, whose
+            // kernels are chosen only on CPUs with AVX2; `l` is not ALONE.
+            return unsafe { fast_local::may_match_line_avx2(l, probe) };
         }
+        unique[u].may_match(probe)
     }
 
     /// [`Partitions::probe_at`] for a filter read on demand.
