@@ -548,7 +548,9 @@ impl FastLocalGeometry {
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) fn lines_at(&self, data: &[u8]) -> LinesAt {
         match self.lines_of(data) {
-            Some(l) => LinesAt { first: NonNull::from(&l.lines[0]), count: self.lines, probes: self.num_probes & 31 },
+            // The address from the whole slice (`attach` reads `count` lines
+            // through it), not from its first element.
+            Some(l) => LinesAt { first: NonNull::from(l.lines).cast(), count: l.lines.len() as u32, probes: self.num_probes & 31 },
             None => LinesAt::ALONE,
         }
     }
