@@ -258,7 +258,7 @@ step_miri() {
   # -Zmiri-disable-isolation: std::env and temp files are used by tests.
   # Default: the unit tests that are cheap enough for Miri (hashes, trailer
   # parsing, SST format, policy, builder rules, the FFI panic boundary).
-  local filter=${MIRI_TEST_FILTER:-"hash:: filter::tests sst:: policy:: ffi:: send_sync trailer_layout geometry_validation odd_but_accepted short_blocks reserved_markers foreign_line_sizes odd_number_of_lines adjacent_duplicates key_and_alt empty_finish add_hash_on_legacy --skip avx2 --skip every_length"}
+  local filter=${MIRI_TEST_FILTER:-"hash:: filter::tests sst:: policy:: ffi:: send_sync trailer_layout geometry_validation odd_but_accepted short_blocks reserved_markers foreign_line_sizes odd_number_of_lines adjacent_duplicates key_and_alt empty_finish add_hash_on_legacy lines_at --skip avx2 --skip every_length"}
   local limit=${MIRI_TIMEOUT:-420}
   # shellcheck disable=SC2086
   MIRIFLAGS="-Zmiri-disable-isolation" timeout "$limit" \

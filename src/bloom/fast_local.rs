@@ -1019,6 +1019,28 @@ mod tests {
         }
     }
 
+    /// A `LinesAt` gives back the lines it was made from, every byte read
+    /// through its address (no AVX2 involved: Miri runs this one, which
+    /// checks that the address covers all the lines, not the first only).
+    #[test]
+    fn lines_at_attaches_to_the_same_lines() {
+        for n in [1u32, 50, 400] {
+            let mut b = crate::FilterBuilder::new(crate::Policy::Bloom, 10.0).expect("a policy");
+            (0..n).for_each(|i| b.add_key(&i.to_le_bytes()));
+            let block = b.finish().expect("builds");
+            let g = decode(&block).expect("FastLocalBloom");
+            let direct = g.lines_of(&block).expect("lines");
+            // SAFETY: `block` is alive and unchanged while `kept` is used.
+            let kept = unsafe { g.lines_at(&block).attach() };
+            assert_eq!((kept.lines.as_ptr(), kept.lines.len()), (direct.lines.as_ptr(), direct.lines.len()), "{n} keys");
+            assert!(std::ptr::eq(kept.lanes, direct.lanes), "{n} keys");
+            let sum = |l: &Lines<'_>| l.lines.iter().flatten().map(|&x| u64::from(x)).sum::<u64>();
+            assert_eq!(sum(&kept), sum(&direct), "{n} keys");
+        }
+        // SAFETY: no bytes behind it.
+        assert!(unsafe { LinesAt::ALONE.attach() }.is_alone());
+    }
+
     #[test]
     fn space_rounds_to_cache_lines_plus_trailer() {
         assert_eq!(calculate_space(1, 10000), 64 + 5);
