@@ -725,6 +725,7 @@ pub(crate) struct Lines<'d> {
 /// bytes a handle stays within `tests/handles.rs`'s 256 bytes per
 /// partition beyond its filter.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct LinesAt {
     /// The first line (dangling when `count` is 0).
     first: NonNull<[u8; LINE]>,
@@ -751,6 +752,7 @@ impl LinesAt {
     ///
     /// The bytes this was made from ([`FastLocalGeometry::lines_at`]) are
     /// alive and unchanged, at the same address, for `'d`.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     pub(crate) unsafe fn attach<'d>(self) -> Lines<'d> {
         // SAFETY: `first` and `count` describe the `count` lines of a slice

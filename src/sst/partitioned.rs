@@ -363,10 +363,9 @@ impl<'a> Partitions<'a> {
     /// [`Partitions::may_match_batch`] through a routed kernel
     /// ([`Routed`]), [`LOOKUP_BATCH`] (64) keys at a time in three steps,
     /// each over all of them so that the CPU overlaps the keys' loads (one
-    /// key's steps depend on
-    /// each other: about 60 cycles of latency, which the out-of-order
-    /// window covers for 3 keys when done key by key; measured,
-    /// `benches/partitioned.rs`): the keys' buckets; their partitions
+    /// key's steps depend on each other: about 60 cycles of latency, which
+    /// the out-of-order window covers for 3 keys when done key by key;
+    /// measured, `benches/partitioned.rs`): the keys' buckets; their partitions
     /// (the search for keys whose bucket holds a separator; keys that can
     /// land on several answered on the spot); then the kernel hashes,
     /// prefetches and probes. Keys in order (MultiGet's) skip the first
