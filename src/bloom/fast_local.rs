@@ -761,6 +761,36 @@ impl LinesAt {
         let lines = unsafe { std::slice::from_raw_parts(self.first.as_ptr(), self.count as usize) };
         Lines { lines, lanes: &PROBE_LANES[self.probes as usize & 31] }
     }
+
+    /// Whether this is [`LinesAt::ALONE`].
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) fn is_alone(&self) -> bool {
+        self.count == 0
+    }
+
+    /// One key's answer from these lines: the query a full filter's
+    /// single call runs (one round, at most 8 probes), on the partition's
+    /// lines. A partitioned filter's single query takes this rather than
+    /// the partition's 104-byte `Filter` and its query's indirect call:
+    /// for `bench/sst`'s 455 partitions, 7 KiB of table against 46 KiB of
+    /// `Filter` values that queries touch (BENCHMARKS.md, stop 44).
+    ///
+    /// # Safety
+    ///
+    /// As [`LinesAt::attach`], for the call; the CPU supports AVX2; this is
+    /// not [`LinesAt::ALONE`].
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub(crate) unsafe fn may_match_key_avx2(self, key: &[u8]) -> bool {
+        // SAFETY: the caller's contract.
+        let lines = unsafe { self.attach() };
+        // `lines_at` keeps lines only of geometries the one-round kernel
+        // takes (at most 8 probes), with their line and probe counts.
+        let g = FastLocalGeometry::new(self.count, self.probes);
+        // SAFETY: the caller's contract (AVX2); `lines` is exactly the
+        // geometry's `count` lines.
+        unsafe { key_matches_le8_avx2(g, lines.lines.as_flattened(), key) }
+    }
 }
 
 impl Lines<'_> {
@@ -887,46 +917,16 @@ pub(crate) unsafe fn may_match_lines_avx2<'k, 'd, const SAME: bool>(
     }
 }
 
-/// [`may_match_lines_avx2`] for one key: its line in `lines` (not
-/// [`Lines::ALONE`]), probed in one round with their lanes. A partitioned
-/// filter's single query takes this with the partition's lines from the
-/// 16-byte table it keeps ([`LinesAt`]), rather than through the
-/// partition's 104-byte `Filter` and its query's indirect call: for
-/// `bench/sst`'s 455 partitions, 7 KiB of table against 46 KiB of
-/// `Filter` values that queries touch (BENCHMARKS.md, stop 44).
-///
-/// Safety: the CPU supports AVX2, and `lines` is not [`Lines::ALONE`].
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) unsafe fn may_match_line_avx2(lines: Lines<'_>, key: &[u8]) -> bool {
-    // SAFETY: the caller's contract; the parts in registers (a `Lines`
-    // would be passed through memory).
-    unsafe { line_matches_key_avx2(lines.lines, lines.lanes, key) }
-}
-
-/// [`may_match_line_avx2`]'s body. Safety: AVX2; `lines` is not empty.
+/// [`LinesAt::may_match_key_avx2`]'s body: a full filter's one-round
+/// query ([`FastLocalGeometry::may_match_hash_avx2_le8`]), out of line so
+/// that the caller's frame stays small. Safety: AVX2; `data` holds the
+/// geometry's lines, and it has at most 8 probes.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-unsafe fn line_matches_key_avx2(lines: &[[u8; LINE]], lanes: &[i32; 8], key: &[u8]) -> bool {
-    use core::arch::x86_64::*;
-    let h = crate::hash::hash64_inline(key);
-    let i = fast_range32(h as u32, lines.len() as u32) as usize;
-    // SAFETY: FastRange32 maps onto 0..len, and len is at least 1 (the
-    // caller's contract), as in `may_match_lines_avx2`.
-    let line = unsafe { lines.get_unchecked(i) };
-    // SAFETY: unaligned loads of the 64-byte line and the 32-byte lane
-    // row, references.
-    let (lower, upper, lane) = unsafe {
-        (
-            _mm256_loadu_si256(line.as_ptr() as *const __m256i),
-            _mm256_loadu_si256(line.as_ptr().add(32) as *const __m256i),
-            _mm256_loadu_si256(lanes.as_ptr() as *const __m256i),
-        )
-    };
-    let (values, mask) = probe_round(lower, upper, (h >> 32) as u32, lane);
-    // SAFETY: AVX2 implies AVX (vptest); register operands only.
-    unsafe { testc(values, mask) }
+unsafe fn key_matches_le8_avx2(g: FastLocalGeometry, data: &[u8], key: &[u8]) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe { g.may_match_hash_avx2_le8(data, crate::hash::hash64_inline(key)) }
 }
 
 /// FastLocalBloom's query kernels.

@@ -245,15 +245,17 @@ impl<'a> Partitions<'a> {
 
     /// Distinct filter `u`'s answer for `probe`: through the lines table
     /// for a partition the lines kernel takes
-    /// (`fast_local::may_match_line_avx2`; an empty table, as in a Ribbon
-    /// file, costs a compare), else through its `Filter`.
+    /// (`fast_local::LinesAt::may_match_key_avx2`; an empty table, as in a
+    /// Ribbon file, costs a compare), else through its `Filter`.
     #[inline(always)]
     fn probe_distinct(&self, unique: &[Filter<'a>], u: usize, probe: &[u8]) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if let Some(l) = self.lines_table(u as u32).filter(|l| !l.is_alone()) {
+        if let Some(&at) = self.lines.get(u).filter(|at| !at.is_alone()) {
             // SAFETY: the table has entries only for Routed::Bloom, whose
-            // kernels are chosen only on CPUs with AVX2; `l` is not ALONE.
-            return unsafe { fast_local::may_match_line_avx2(l, probe) };
+            // kernels are chosen only on CPUs with AVX2; it was made from
+            // the filters of `self.store`, alive and unchanged while `self`
+            // is borrowed (`Partitions::lines_table`); `at` is not ALONE.
+            return unsafe { at.may_match_key_avx2(probe) };
         }
         unique[u].may_match(probe)
     }
