@@ -13,9 +13,9 @@
 //! remixes the high bits each round), i.e. a bit position 0..511 in the line.
 //! So a query touches exactly one cache line, whatever num_probes is.
 
-use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
 use std::ptr::NonNull;
 
+use super::{cache_local_fp_rate, fingerprint_fp_rate, independent_probability_sum};
 use crate::arch::{prefetch_line, Features};
 use crate::error::Result;
 use crate::format::{Format, METADATA_LEN};
@@ -784,8 +784,10 @@ impl LinesAt {
     pub(crate) unsafe fn may_match_key_avx2(self, key: &[u8]) -> bool {
         // SAFETY: the caller's contract.
         let lines = unsafe { self.attach() };
-        // `lines_at` keeps lines only of geometries the one-round kernel
-        // takes (at most 8 probes), with their line and probe counts.
+        // The partition's geometry again, from its line and probe counts.
+        // A table entry comes from `Filter::lines_at`, only for filters
+        // with the one-round kernel (at most 8 probes); with more, the
+        // round would probe only 8 (more "may match", never fewer).
         let g = FastLocalGeometry::new(self.count, self.probes);
         // SAFETY: the caller's contract (AVX2); `lines` is exactly the
         // geometry's `count` lines.
@@ -826,10 +828,10 @@ impl Lines<'_> {
 /// filter chosen per key. A key's route is its partition's index and
 /// nothing else (`table(part[j])`, each partition's lines and probe
 /// lanes, from the table the partitioned filter keeps, [`LinesAt`]): no
-/// route value, no per-key bounds or
-/// alignment tests (a line is an element of its partition's slice of
-/// lines, and both its ends are prefetched, as the full-filter batch does
-/// for lines that straddle two cache lines). Partitions may differ in
+/// route value, no per-key bounds or alignment tests (a line is an
+/// element of its partition's slice of lines, and both its ends are
+/// prefetched, as the full-filter batch does for lines that straddle two
+/// cache lines). Partitions may differ in
 /// probe count: RocksDB derives it from each partition's own bits per
 /// key when it sizes partitions to their allocations
 /// (`optimize_filters_for_memory`), so that in a 1M-key file RocksDB 11.12
