@@ -62,7 +62,7 @@ impl Clone for Partitions<'_> {
     fn clone(&self) -> Self {
         let store = self.store.clone();
         // The copy's filters may own copies of the bytes: lines of its own.
-        let lines = lines_table(&store, self.routed);
+        let lines = kept_lines(&store, self.routed);
         Partitions {
             seps: self.seps.clone(),
             store,
@@ -77,7 +77,7 @@ impl Clone for Partitions<'_> {
 
 /// [`Partitions::lines`] for these filters: each distinct filter's lines
 /// for a Bloom file with resident filters, else none.
-fn lines_table(store: &Store<'_>, routed: Routed) -> Box<[fast_local::LinesAt]> {
+fn kept_lines(store: &Store<'_>, routed: Routed) -> Box<[fast_local::LinesAt]> {
     match (store, routed) {
         (Store::Resident(unique), Routed::Bloom) => unique.iter().map(Filter::lines_at).collect(),
         _ => Box::new([]),
@@ -274,7 +274,7 @@ impl<'a> Partitions<'a> {
     #[inline(always)]
     fn lines_table(&self, u: u32) -> Option<fast_local::Lines<'_>> {
         // SAFETY: `lines` was made from the filters of `self.store`
-        // (`lines_table`, at open or by `clone`), which `self` owns and
+        // (`kept_lines`, at open or by `clone`), which `self` owns and
         // never changes: their bytes stay alive and in place while `self`
         // is borrowed.
         self.lines.get(u as usize).map(|&at| unsafe { at.attach() })
@@ -843,7 +843,7 @@ impl<'a> Partitions<'a> {
             _ => None,
         };
         let store = Store::Resident(unique);
-        let lines = lines_table(&store, routed);
+        let lines = kept_lines(&store, routed);
         let p = Partitions { seps, store, which, unreadable, routed, same_lanes, lines };
         // The lookup form of the separators, made now so that no query
         // allocates (8 bytes per partition).
