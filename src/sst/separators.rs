@@ -340,8 +340,8 @@ impl Heads {
         self.head_mid_read(key).map(|t| t ^ self.flip)
     }
 
-    /// [`Heads::head_mid`]'s head as read, before the flip (the vector
-    /// routing flips eight at a time).
+    /// [`Heads::head_mid`]'s head as read, before the flip
+    /// ([`Heads::read_avx2`] reads four keys' at a time by the same rule).
     #[inline(always)]
     fn head_mid_read(&self, key: &[u8]) -> Option<u64> {
         let (l, len) = (self.common.len(), key.len());
@@ -385,6 +385,75 @@ impl Heads {
             return None;
         }
         Some(head ^ self.flip)
+    }
+
+    /// The chunks [`Lookup::route_avx2`] tests, four keys per step, for a
+    /// common prefix of `l` <= 16 bytes and the keys at addresses `at`,
+    /// `len` bytes long (a multiple of 4 keys, at most 64): bit i of the
+    /// result is set for a key that has them. With `l` <= 8, `first[i]`
+    /// and `tail[i]` are its first 8 bytes and the 8 after the prefix,
+    /// big-endian (a key of at least `l` + 8 bytes); with 9 to 16,
+    /// `tail[i]` is [`Heads::head_mid_read`]'s head (`first` is left
+    /// alone), the prefix tested here. The same rules as the scalar reads,
+    /// each step a few instructions and two or three gathers for four
+    /// keys, where the scalar reads took 33 instructions per key on a
+    /// 13-byte prefix (callgrind, `bench/sst`'s Bloom file).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2, and `len[i]` bytes are readable at `at[i]` (an
+    /// exposed address: `<*const u8>::expose_provenance`).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn read_avx2(&self, at: &[u64], len: &[u64], first: &mut [u64], tail: &mut [u64]) -> u64 {
+        use std::arch::x86_64::*;
+        let l = self.common.len() as i64;
+        debug_assert!(l <= 16 && at.len() == len.len() && at.len().is_multiple_of(4) && at.len() <= 64);
+        // Each 64-bit lane's bytes reversed: big-endian.
+        let swap = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+        let zero = _mm256_setzero_si256();
+        let wide = _mm256_set1_epi64x(l);
+        // SAFETY (every gather below): a lane reads only where its mask is
+        // set, and there 8 bytes of its key, at most `len` - 8 bytes past
+        // `at` (checked with the mask); addresses are absolute (a null
+        // base).
+        let gather = |a, mask| unsafe { _mm256_mask_i64gather_epi64::<1>(zero, std::ptr::null(), a, mask) };
+        let (common_first, common_tail) = (_mm256_set1_epi64x(self.common_first as i64), _mm256_set1_epi64x(self.common_tail as i64));
+        let mut whole = 0u64;
+        let steps = at.chunks_exact(4).zip(len.chunks_exact(4)).zip(first.chunks_exact_mut(4).zip(tail.chunks_exact_mut(4)));
+        for (i, ((a, n), (f, t))) in steps.enumerate() {
+            // SAFETY: each chunk has 4 entries of 8 bytes.
+            let (a, n) = unsafe { (_mm256_loadu_si256(a.as_ptr().cast()), _mm256_loadu_si256(n.as_ptr().cast())) };
+            // (Lengths are below 2^63: signed compares.)
+            let ok = if l <= 8 {
+                // Keys of at least l + 8 bytes.
+                let ok = _mm256_cmpgt_epi64(n, _mm256_set1_epi64x(l + 7));
+                let (head, chunk) = (gather(a, ok), gather(_mm256_add_epi64(a, wide), ok));
+                // SAFETY: `f` and `t` have 4 entries.
+                unsafe {
+                    _mm256_storeu_si256(f.as_mut_ptr().cast(), _mm256_shuffle_epi8(head, swap));
+                    _mm256_storeu_si256(t.as_mut_ptr().cast(), _mm256_shuffle_epi8(chunk, swap));
+                }
+                ok
+            } else {
+                // Keys of at least l bytes: the prefix's first 8 and last
+                // 8 as loaded, and the head at min(l, len - 8), shifted up
+                // by the bytes it reads past the key's end (8 * (l - at):
+                // 64 and more give 0, as `checked_shl` does).
+                let long = _mm256_cmpgt_epi64(n, _mm256_set1_epi64x(l - 1));
+                let end = _mm256_sub_epi64(n, _mm256_set1_epi64x(8));
+                let off = _mm256_blendv_epi8(end, wide, _mm256_cmpgt_epi64(end, wide));
+                let head = _mm256_shuffle_epi8(gather(_mm256_add_epi64(a, off), long), swap);
+                let head = _mm256_sllv_epi64(head, _mm256_slli_epi64::<3>(_mm256_sub_epi64(wide, off)));
+                let last = gather(_mm256_add_epi64(a, _mm256_set1_epi64x(l - 8)), long);
+                let same = _mm256_and_si256(_mm256_cmpeq_epi64(gather(a, long), common_first), _mm256_cmpeq_epi64(last, common_tail));
+                // SAFETY: `t` has 4 entries.
+                unsafe { _mm256_storeu_si256(t.as_mut_ptr().cast(), head) };
+                _mm256_and_si256(long, same)
+            };
+            whole |= u64::from(_mm256_movemask_pd(_mm256_castsi256_pd(ok)) as u32) << (4 * i);
+        }
+        whole
     }
 
     fn new(common: &[u8], heads: Vec<u64>, flip: u64) -> Heads {
@@ -521,7 +590,10 @@ impl Lookup<'_> {
 
     /// [`Lookup::heads`] (with buckets) and [`Lookup::finish`] in one pass,
     /// eight keys per step in AVX2 registers of 32-bit lanes: each key's
-    /// two 8-byte loads are scalar; the prefix test, the four ranked
+    /// address and length are read in a scalar pass (9 instructions per
+    /// key through the Rust API's `&[Vec<u8>]`), its 8-byte chunks four
+    /// keys at a time by gathers ([`Heads::read_avx2`], for common
+    /// prefixes of up to 16 bytes); the prefix test, the four ranked
     /// bytes' table loads (a gather each), the bucket, its table entries
     /// (a gather), the one compare of a bucket holding one separator (two
     /// gathers of heads) and the map to `which` (a gather) are a few
@@ -585,39 +657,36 @@ impl Lookup<'_> {
         let mut whole = 0u64;
         let mut rest = 0u64;
         let (mut mask, mut common) = (mask, common);
-        if l <= 8 {
-            // The prefix test in the registers below.
+        if l <= 16 {
+            // Each key's address and length (a few instructions per key
+            // through any key source), then its chunks read four keys at a
+            // time by gathers, in `Heads::read_avx2`.
+            let (mut at, mut len) = ([0u64; LOOKUP_BATCH], [0u64; LOOKUP_BATCH]);
+            // (Indexes: the two arrays written in one loop.)
+            #[allow(clippy::needless_range_loop)]
             for i in 0..8 * groups {
                 let k = key(i);
-                if let (Some(f), Some(t)) = (k.first_chunk::<8>(), k.get(l..).and_then(<[u8]>::first_chunk::<8>)) {
-                    (first[i], tail[i]) = (u64::from_be_bytes(*f), u64::from_be_bytes(*t));
-                    whole |= 1 << i;
-                }
+                (at[i], len[i]) = (k.as_ptr().expose_provenance() as u64, k.len() as u64);
             }
+            if l > 8 {
+                // A 9- to 16-byte prefix: tested there; the registers'
+                // test below made to pass every key (see the next arm).
+                (mask, common) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+            }
+            // SAFETY: the CPU has AVX2 (this function's contract); each
+            // `at[i]`, `len[i]` is a key's address and length.
+            whole = unsafe { h.read_avx2(&at[..8 * groups], &len[..8 * groups], &mut first, &mut tail) };
         } else {
-            // A longer prefix (decimal keys padded to a fixed width share
-            // 13 bytes at 1M keys): the prefix test here, each head as
-            // read (the flip below is applied in the registers), and the
+            // A longer prefix: the prefix test here, each head as read
+            // (the flip below is applied in the registers), and the
             // registers' prefix test made to pass every key (a zero mask
             // and prefix), so that `first` is not written.
             (mask, common) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-            // (Indexes rather than `iter_mut`: with the iterator, 63.6
-            // instructions per key in this function against 55.8,
-            // callgrind, `bench/sst`'s Bloom file.)
             #[allow(clippy::needless_range_loop)]
-            if l <= 16 {
-                for i in 0..8 * groups {
-                    if let Some(t) = h.head_mid_read(key(i)) {
-                        tail[i] = t;
-                        whole |= 1 << i;
-                    }
-                }
-            } else {
-                for i in 0..8 * groups {
-                    if let Some(t) = h.head(key(i)) {
-                        tail[i] = t ^ self.flip;
-                        whole |= 1 << i;
-                    }
+            for i in 0..8 * groups {
+                if let Some(t) = h.head(key(i)) {
+                    tail[i] = t ^ self.flip;
+                    whole |= 1 << i;
                 }
             }
         }
@@ -1495,5 +1564,84 @@ mod tests {
         // quick path, and the vector pass where the CPU has AVX2.
         assert!(quick > 1_000, "{quick} probes took the quick path");
         assert!(vector > 10_000 || !cfg!(target_arch = "x86_64") || !crate::arch::features().avx2(), "{vector} probes took the vector pass");
+    }
+
+    /// The vector pass reads no byte past a key's end: each key ends where
+    /// a page no one may read begins (a read past the key faults), for
+    /// common prefixes of every length the gathers read (0 to 16 bytes)
+    /// and keys of every length around them; and it lands each key where
+    /// `single` does.
+    #[cfg(all(target_arch = "x86_64", unix))]
+    #[test]
+    fn vector_pass_reads_only_the_keys_bytes() {
+        if !crate::arch::features().avx2() {
+            return;
+        }
+        // SAFETY: sysconf has no preconditions.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).expect("a page size");
+        // One readable page then one unreadable page per key.
+        let len = 2 * page * LOOKUP_BATCH;
+        // SAFETY: a fresh anonymous mapping; no memory of ours is touched.
+        let map = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+        assert_ne!(map, libc::MAP_FAILED);
+        for k in 0..LOOKUP_BATCH {
+            // SAFETY: page 2k + 1 lies within the mapping.
+            assert_eq!(unsafe { libc::mprotect(map.cast::<u8>().add((2 * k + 1) * page).cast(), page, libc::PROT_NONE) }, 0);
+        }
+        let mut seed = 11u64;
+        let mut routed = 0;
+        for l in 0..=16 {
+            let common: Vec<u8> = (0..l).map(|i| b"k0000000000000000"[i]).collect();
+            let mut keys: Vec<Vec<u8>> = (0..300)
+                .map(|_| {
+                    let mut k = common.clone();
+                    k.extend((0..1 + rng(&mut seed) % 10).map(|_| b'0' + (rng(&mut seed) % 10) as u8));
+                    k
+                })
+                .collect();
+            keys.sort();
+            keys.dedup();
+            let s = separators(&keys, "leveldb.BytewiseComparator");
+            let Some(lookup) = s.lookup().filter(|l| l.vector()) else { continue };
+            let which: Vec<u32> = (0..s.len() as u32).collect();
+            for _ in 0..20 {
+                // Keys of 0 to l + 10 bytes, most sharing the prefix.
+                let probes: Vec<Vec<u8>> = (0..LOOKUP_BATCH)
+                    .map(|_| {
+                        let n = rng(&mut seed) as usize % (l + 11);
+                        let mut p = keys[rng(&mut seed) as usize % keys.len()].clone();
+                        p.resize(n, b'5');
+                        if rng(&mut seed) % 8 == 0 && n > 0 {
+                            p[rng(&mut seed) as usize % n] ^= 1;
+                        }
+                        p
+                    })
+                    .collect();
+                let placed: Vec<&[u8]> = probes
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| {
+                        // SAFETY: page 2k is readable and writable, and the
+                        // key (at most 26 bytes) ends at its end.
+                        unsafe {
+                            let end = map.cast::<u8>().add((2 * k + 1) * page);
+                            let at = end.sub(p.len());
+                            std::ptr::copy_nonoverlapping(p.as_ptr(), at, p.len());
+                            std::slice::from_raw_parts(at, p.len())
+                        }
+                    })
+                    .collect();
+                let mut found = [NOT_FOUND; LOOKUP_BATCH];
+                // SAFETY: `vector` holds.
+                unsafe { lookup.route_avx2(|j| placed[j], &which, &mut found) };
+                for (p, &f) in probes.iter().zip(&found) {
+                    assert_eq!(lookup.single(p).map_or(NOT_FOUND, |i| i as u32), f, "prefix of {l} bytes: {p:?}");
+                }
+                routed += 1;
+            }
+        }
+        // SAFETY: the mapping made above, no longer borrowed.
+        assert_eq!(unsafe { libc::munmap(map, len) }, 0);
+        assert!(routed >= 15 * 20, "{routed} batches routed");
     }
 }
