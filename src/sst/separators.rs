@@ -340,8 +340,8 @@ impl Heads {
         self.head_mid_read(key).map(|t| t ^ self.flip)
     }
 
-    /// [`Heads::head_mid`]'s head as read, before the flip
-    /// ([`Heads::read_avx2`] reads four keys' at a time by the same rule).
+    /// [`Heads::head_mid`]'s head as read, before the flip (the vector
+    /// routing flips eight at a time).
     #[inline(always)]
     fn head_mid_read(&self, key: &[u8]) -> Option<u64> {
         let (l, len) = (self.common.len(), key.len());
@@ -385,75 +385,6 @@ impl Heads {
             return None;
         }
         Some(head ^ self.flip)
-    }
-
-    /// The chunks [`Lookup::route_avx2`] tests, four keys per step, for a
-    /// common prefix of `l` <= 16 bytes and the keys at addresses `at`,
-    /// `len` bytes long (a multiple of 4 keys, at most 64): bit i of the
-    /// result is set for a key that has them. With `l` <= 8, `first[i]`
-    /// and `tail[i]` are its first 8 bytes and the 8 after the prefix,
-    /// big-endian (a key of at least `l` + 8 bytes); with 9 to 16,
-    /// `tail[i]` is [`Heads::head_mid_read`]'s head (`first` is left
-    /// alone), the prefix tested here. The same rules as the scalar reads,
-    /// each step a few instructions and two or three gathers for four
-    /// keys, where the scalar reads took 33 instructions per key on a
-    /// 13-byte prefix (callgrind, `bench/sst`'s Bloom file).
-    ///
-    /// # Safety
-    ///
-    /// The CPU has AVX2, and `len[i]` bytes are readable at `at[i]` (an
-    /// exposed address: `<*const u8>::expose_provenance`).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn read_avx2(&self, at: &[u64], len: &[u64], first: &mut [u64], tail: &mut [u64]) -> u64 {
-        use std::arch::x86_64::*;
-        let l = self.common.len() as i64;
-        debug_assert!(l <= 16 && at.len() == len.len() && at.len().is_multiple_of(4) && at.len() <= 64);
-        // Each 64-bit lane's bytes reversed: big-endian.
-        let swap = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
-        let zero = _mm256_setzero_si256();
-        let wide = _mm256_set1_epi64x(l);
-        // SAFETY (every gather below): a lane reads only where its mask is
-        // set, and there 8 bytes of its key, at most `len` - 8 bytes past
-        // `at` (checked with the mask); addresses are absolute (a null
-        // base).
-        let gather = |a, mask| unsafe { _mm256_mask_i64gather_epi64::<1>(zero, std::ptr::null(), a, mask) };
-        let (common_first, common_tail) = (_mm256_set1_epi64x(self.common_first as i64), _mm256_set1_epi64x(self.common_tail as i64));
-        let mut whole = 0u64;
-        let steps = at.chunks_exact(4).zip(len.chunks_exact(4)).zip(first.chunks_exact_mut(4).zip(tail.chunks_exact_mut(4)));
-        for (i, ((a, n), (f, t))) in steps.enumerate() {
-            // SAFETY: each chunk has 4 entries of 8 bytes.
-            let (a, n) = unsafe { (_mm256_loadu_si256(a.as_ptr().cast()), _mm256_loadu_si256(n.as_ptr().cast())) };
-            // (Lengths are below 2^63: signed compares.)
-            let ok = if l <= 8 {
-                // Keys of at least l + 8 bytes.
-                let ok = _mm256_cmpgt_epi64(n, _mm256_set1_epi64x(l + 7));
-                let (head, chunk) = (gather(a, ok), gather(_mm256_add_epi64(a, wide), ok));
-                // SAFETY: `f` and `t` have 4 entries.
-                unsafe {
-                    _mm256_storeu_si256(f.as_mut_ptr().cast(), _mm256_shuffle_epi8(head, swap));
-                    _mm256_storeu_si256(t.as_mut_ptr().cast(), _mm256_shuffle_epi8(chunk, swap));
-                }
-                ok
-            } else {
-                // Keys of at least l bytes: the prefix's first 8 and last
-                // 8 as loaded, and the head at min(l, len - 8), shifted up
-                // by the bytes it reads past the key's end (8 * (l - at):
-                // 64 and more give 0, as `checked_shl` does).
-                let long = _mm256_cmpgt_epi64(n, _mm256_set1_epi64x(l - 1));
-                let end = _mm256_sub_epi64(n, _mm256_set1_epi64x(8));
-                let off = _mm256_blendv_epi8(end, wide, _mm256_cmpgt_epi64(end, wide));
-                let head = _mm256_shuffle_epi8(gather(_mm256_add_epi64(a, off), long), swap);
-                let head = _mm256_sllv_epi64(head, _mm256_slli_epi64::<3>(_mm256_sub_epi64(wide, off)));
-                let last = gather(_mm256_add_epi64(a, _mm256_set1_epi64x(l - 8)), long);
-                let same = _mm256_and_si256(_mm256_cmpeq_epi64(gather(a, long), common_first), _mm256_cmpeq_epi64(last, common_tail));
-                // SAFETY: `t` has 4 entries.
-                unsafe { _mm256_storeu_si256(t.as_mut_ptr().cast(), head) };
-                _mm256_and_si256(long, same)
-            };
-            whole |= u64::from(_mm256_movemask_pd(_mm256_castsi256_pd(ok)) as u32) << (4 * i);
-        }
-        whole
     }
 
     fn new(common: &[u8], heads: Vec<u64>, flip: u64) -> Heads {
@@ -590,18 +521,19 @@ impl Lookup<'_> {
 
     /// [`Lookup::heads`] (with buckets) and [`Lookup::finish`] in one pass,
     /// eight keys per step in AVX2 registers of 32-bit lanes: each key's
-    /// address and length are read in a scalar pass (9 instructions per
-    /// key through the Rust API's `&[Vec<u8>]`), its 8-byte chunks four
-    /// keys at a time by gathers ([`Heads::read_avx2`], for common
-    /// prefixes of up to 16 bytes); the prefix test, the four ranked
+    /// two 8-byte loads are scalar; the prefix test, the four ranked
     /// bytes' table loads (a gather each), the bucket, its table entries
     /// (a gather), the one compare of a bucket holding one separator (two
     /// gathers of heads) and the map to `which` (a gather) are a few
     /// instructions for eight keys. `found[j]` is `which[s]` for key j's
     /// separator s, or [`NOT_FOUND`] (ask [`Separators::key_range`]).
     /// Returns whether every key has one, and whether every key had a
-    /// head and the heads ascend (as [`Lookup::heads`] says: the next
-    /// chunk may follow runs). Keys the registers do not settle (a bucket
+    /// head and the heads ascend (the next chunk may follow runs; as
+    /// [`Lookup::heads`] says, except that a key too short for the two
+    /// loads counts as out of order here), checked in the registers
+    /// (compares of each head with its predecessor's: 147.5 instructions
+    /// per key for the Bloom batch on decimal keys against 150.5 with a
+    /// pass over the heads, callgrind). Keys the registers do not settle (a bucket
     /// holding several separators, a head equal to a separator's, a key
     /// shorter than the prefix and 8 bytes or with another prefix) and the
     /// last `found.len() % 8` take [`Lookup::single`]'s steps, after the
@@ -657,45 +589,48 @@ impl Lookup<'_> {
         let mut whole = 0u64;
         let mut rest = 0u64;
         let (mut mask, mut common) = (mask, common);
-        if l <= 16 {
-            // Each key's address and length (a few instructions per key
-            // through any key source), then its chunks read four keys at a
-            // time by gathers, in `Heads::read_avx2`.
-            let (mut at, mut len) = ([0u64; LOOKUP_BATCH], [0u64; LOOKUP_BATCH]);
-            // (Indexes: the two arrays written in one loop.)
-            #[allow(clippy::needless_range_loop)]
+        if l <= 8 {
+            // The prefix test in the registers below.
             for i in 0..8 * groups {
                 let k = key(i);
-                (at[i], len[i]) = (k.as_ptr().expose_provenance() as u64, k.len() as u64);
-            }
-            if l > 8 {
-                // A 9- to 16-byte prefix: tested there; the registers'
-                // test below made to pass every key (see the next arm).
-                (mask, common) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-            }
-            // SAFETY: the CPU has AVX2 (this function's contract); each
-            // `at[i]`, `len[i]` is a key's address and length.
-            whole = unsafe { h.read_avx2(&at[..8 * groups], &len[..8 * groups], &mut first, &mut tail) };
-        } else {
-            // A longer prefix: the prefix test here, each head as read
-            // (the flip below is applied in the registers), and the
-            // registers' prefix test made to pass every key (a zero mask
-            // and prefix), so that `first` is not written.
-            (mask, common) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-            #[allow(clippy::needless_range_loop)]
-            for i in 0..8 * groups {
-                if let Some(t) = h.head(key(i)) {
-                    tail[i] = t ^ self.flip;
+                if let (Some(f), Some(t)) = (k.first_chunk::<8>(), k.get(l..).and_then(<[u8]>::first_chunk::<8>)) {
+                    (first[i], tail[i]) = (u64::from_be_bytes(*f), u64::from_be_bytes(*t));
                     whole |= 1 << i;
                 }
             }
+        } else {
+            // A longer prefix (decimal keys padded to a fixed width share
+            // 13 bytes at 1M keys): the prefix test here, each head as
+            // read (the flip below is applied in the registers), and the
+            // registers' prefix test made to pass every key (a zero mask
+            // and prefix), so that `first` is not written.
+            (mask, common) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+            // (Indexes rather than `iter_mut`: with the iterator, 63.6
+            // instructions per key in this function against 55.8,
+            // callgrind, `bench/sst`'s Bloom file.)
+            #[allow(clippy::needless_range_loop)]
+            if l <= 16 {
+                for i in 0..8 * groups {
+                    if let Some(t) = h.head_mid_read(key(i)) {
+                        tail[i] = t;
+                        whole |= 1 << i;
+                    }
+                }
+            } else {
+                for i in 0..8 * groups {
+                    if let Some(t) = h.head(key(i)) {
+                        tail[i] = t ^ self.flip;
+                        whole |= 1 << i;
+                    }
+                }
+            }
         }
-        // Whether the heads ascend, in a pass of its own with no early
-        // exit (vector compares, rather than a compare, a flag and a
-        // spilled predecessor per key in the loops above).
-        let heads = &tail[..8 * groups];
-        let mut sorted = whole.count_ones() as usize == 8 * groups;
-        sorted &= heads.iter().zip(heads.iter().skip(1)).fold(true, |up, (&a, &b)| up & (a ^ self.flip <= b ^ self.flip));
+        // Whether the heads ascend, in the registers: any key's head below
+        // its predecessor's sets lanes of `down` (the first key's
+        // predecessor: 0).
+        let sign = _mm256_set1_epi64x(i64::MIN);
+        let (mut down, mut before) = (_mm256_setzero_si256(), sign);
+        let mut sorted = true;
         for g in 0..groups {
             // SAFETY: `first` and `tail` have 8 entries from 8 * g on.
             let (f0, f1) = unsafe { (_mm256_loadu_si256(first.as_ptr().add(8 * g).cast()), _mm256_loadu_si256(first.as_ptr().add(8 * g + 4).cast())) };
@@ -708,6 +643,14 @@ impl Lookup<'_> {
             let prefix = |f| _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(f, mask), common))) as u32;
             let fast = whole & (prefix(f0) | prefix(f1) << 4);
             sorted &= fast == 0xff;
+            // Each head against its predecessor's (unsigned, as signed
+            // with the top bit flipped): [before, h0, h1, h2] and [h3, h4,
+            // h5, h6] against [h0..h3] and [h4..h7].
+            let (u0, u1) = (_mm256_xor_si256(t0, sign), _mm256_xor_si256(t1, sign));
+            let p0 = _mm256_blend_epi32::<0b11>(_mm256_permute4x64_epi64::<0b10_01_00_11>(u0), before);
+            let p1 = _mm256_blend_epi32::<0b11>(_mm256_permute4x64_epi64::<0b10_01_00_11>(u1), _mm256_permute4x64_epi64::<0xff>(u0));
+            down = _mm256_or_si256(down, _mm256_or_si256(_mm256_cmpgt_epi64(p0, u0), _mm256_cmpgt_epi64(p1, u1)));
+            before = _mm256_permute4x64_epi64::<0xff>(u1);
             // The heads' first 4 bytes (the ranked ones), lane i key i.
             let top = _mm256_permute2x128_si256::<0x20>(_mm256_permutevar8x32_epi32(t0, high), _mm256_permutevar8x32_epi32(t1, high));
             // `ranked_bucket`, from the last ranked byte to the first.
@@ -753,7 +696,6 @@ impl Lookup<'_> {
             };
             let eq = |s, t| _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(s, t))) as u32;
             let equal = eq(s0, t0) | eq(s1, t1) << 4;
-            let sign = _mm256_set1_epi64x(i64::MIN);
             let below = |s, t| _mm256_cmpgt_epi64(_mm256_xor_si256(t, sign), _mm256_xor_si256(s, sign));
             // Each 64-bit lane's low half, eight lanes in order.
             let low = _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0);
@@ -769,6 +711,7 @@ impl Lookup<'_> {
             unsafe { _mm256_storeu_si256(found.as_mut_ptr().add(8 * g).cast(), part) };
             rest |= u64::from(!settled & 0xff) << (8 * g);
         }
+        sorted &= _mm256_testz_si256(down, down) != 0;
         // The keys not settled above, after every group (a loop whose
         // count varies mispredicts its exit, and would discard the next
         // group's work in flight).
@@ -1433,7 +1376,7 @@ mod tests {
     fn key_range_is_the_textbook_search() {
         let mut seed = 7;
         let alphabets: [&[u8]; 4] = [b"0123456789abcdef", b"ab", &[0, 1, 0xff], b"0123456789"];
-        let (mut checked, mut fast, mut in_order, mut vector, mut quick) = (0, 0, 0, 0, 0);
+        let (mut checked, mut fast, mut in_order, mut vector, mut quick, mut ascending) = (0, 0, 0, 0, 0, 0);
         for case in 0..240 {
             let n = [1, 2, 3, 7, 64, 300, 1000][case % 7];
             let alphabet = alphabets[case / 7 % 4];
@@ -1518,7 +1461,11 @@ mod tests {
                     let mut found = [NOT_FOUND; LOOKUP_BATCH];
                     for chunk in probes.chunks(LOOKUP_BATCH) {
                         // SAFETY: `vector` holds.
-                        let (all, _) = unsafe { l.route_avx2(|j| &chunk[j][..], &which, &mut found[..chunk.len()]) };
+                        let (all, up) = unsafe { l.route_avx2(|j| &chunk[j][..], &which, &mut found[..chunk.len()]) };
+                        // In order only where `Lookup::heads` says so
+                        // (see below).
+                        let mut located = [(0, 0); LOOKUP_BATCH];
+                        assert!(!up || l.heads::<false>(|j| &chunk[j][..], &mut located[..chunk.len() / 8 * 8]), "case {case} {name}: in order");
                         for (p, &f) in chunk.iter().zip(&found) {
                             assert_eq!(l.single(p).map_or(NOT_FOUND, |i| i as u32), f, "case {case} {name}: vector pass for {p:?}, {n} separators");
                         }
@@ -1535,6 +1482,21 @@ mod tests {
                 }
                 let mut found = [NOT_FOUND; LOOKUP_BATCH];
                 for chunk in sorted.chunks(LOOKUP_BATCH) {
+                    // The vector pass says its groups of 8 keys ascend
+                    // (the next chunk may follow runs) only where
+                    // `Lookup::heads` says so (it may say so less often:
+                    // a key too short for the vector reads counts as out
+                    // of order there).
+                    #[cfg(target_arch = "x86_64")]
+                    if l.vector() {
+                        let which: Vec<u32> = (0..s.len() as u32).collect();
+                        let m = chunk.len() / 8 * 8;
+                        // SAFETY: `vector` holds.
+                        let (_, up) = unsafe { l.route_avx2(|j| &chunk[j][..], &which, &mut found[..chunk.len()]) };
+                        let mut located = [(0, 0); LOOKUP_BATCH];
+                        assert!(!up || l.heads::<false>(|j| &chunk[j][..], &mut located[..m]), "case {case} {name}: in order");
+                        ascending += usize::from(up);
+                    }
                     l.batch(|j| &chunk[j][..], &mut found[..chunk.len()]);
                     for (p, &f) in chunk.iter().zip(&found) {
                         // Where `single` places a key, so does the batch;
@@ -1557,6 +1519,7 @@ mod tests {
         // Some took the runs' one compare (cases with digit tables and a
         // prefix of at most 8 bytes; most cases have neither).
         assert!(RUN_HITS.with(|c| c.get()) > 0);
+        assert!(ascending > 0 || !cfg!(target_arch = "x86_64") || !crate::arch::features().avx2());
         // The fast form answers most of them (those of 8 bytes or more
         // that share the common prefix and fall between buckets' heads).
         assert!(fast > checked / 20, "{fast} of {checked} answered by the fast lookup");
@@ -1564,6 +1527,35 @@ mod tests {
         // quick path, and the vector pass where the CPU has AVX2.
         assert!(quick > 1_000, "{quick} probes took the quick path");
         assert!(vector > 10_000 || !cfg!(target_arch = "x86_64") || !crate::arch::features().avx2(), "{vector} probes took the vector pass");
+    }
+
+    /// The vector pass's "in order" compares each group's first head with
+    /// the previous group's last: 64 keys in order say so, and moving two
+    /// runs of 4 across a group's boundary (each group still ascending,
+    /// but its first head above the last group's fourth) does not.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vector_pass_in_order_spans_groups() {
+        if !crate::arch::features().avx2() {
+            return;
+        }
+        let mut seed = 5u64;
+        let key = |seed: &mut u64| format!("user{:016x}", rng(seed)).into_bytes();
+        let mut keys: Vec<Vec<u8>> = (0..300).map(|_| key(&mut seed)).collect();
+        keys.sort();
+        let s = separators(&keys, "leveldb.BytewiseComparator");
+        let l = s.lookup().filter(|l| l.vector()).expect("digit tables and a narrow bucket table");
+        let mut probes: Vec<Vec<u8>> = (0..LOOKUP_BATCH).map(|_| key(&mut seed)).collect();
+        probes.sort();
+        let which: Vec<u32> = (0..s.len() as u32).collect();
+        let mut found = [NOT_FOUND; LOOKUP_BATCH];
+        // SAFETY: `vector` holds (both calls).
+        let (_, up) = unsafe { l.route_avx2(|j| &probes[j][..], &which, &mut found) };
+        assert!(up);
+        // Keys 0-3, 8-11 | 4-7, 12-15 | 16...
+        probes[4..12].rotate_left(4);
+        let (_, up) = unsafe { l.route_avx2(|j| &probes[j][..], &which, &mut found) };
+        assert!(!up);
     }
 
     /// The vector pass reads no byte past a key's end: each key ends where
