@@ -582,12 +582,14 @@ pub(crate) unsafe fn query_prepared_avx2(data: &[u8], p: &RibbonPrepared) -> boo
 }
 
 /// [`RibbonGeometry::query_prepared`] with AVX-512: four columns (four
-/// adjacent 16-byte segments, 64 bytes) per 512-bit register, each column
-/// folded to 64 bits and its parity taken by VPOPCNTQ, so the window of 7
-/// columns at 10 bits/key takes 2 steps instead of 4 (measured,
-/// `benches/partitioned.rs`, full-filter Ribbon batch on Zen 4: 16.0 ->
-/// 13.9 ns per key). The last step's loads are masked to the columns left,
-/// so nothing past the window is read.
+/// adjacent 16-byte segments, 64 bytes) per 512-bit register, the parity
+/// of every column by VPOPCNTQ. Windows of up to 8 columns (every filter
+/// up to about 11.5 bits per key; 7 columns at 10) take one straight
+/// pass: two registers per side, the 8 columns' two halves brought
+/// together by two VPERMT2Qs so that one VPOPCNTQ and one test give all 8
+/// parities as the bits of a mask, compared with the expected result row
+/// at once. Wider windows loop over 4 columns at a time. Loads are masked
+/// to the window's columns, so nothing past the window is read.
 /// Safety: the CPU must support AVX-512 F and VPOPCNTDQ, AVX2 and POPCNT.
 #[cfg(all(target_arch = "x86_64", rocksfilter_avx512))]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512vpopcntdq")]
@@ -596,6 +598,53 @@ pub(crate) unsafe fn query_prepared_avx2(data: &[u8], p: &RibbonPrepared) -> boo
 // the MSRV lint cannot see.
 #[allow(clippy::incompatible_msrv)]
 pub(crate) unsafe fn query_prepared_avx512(data: &[u8], p: &RibbonPrepared) -> bool {
+    use core::arch::x86_64::*;
+    if p.num_columns > 8 {
+        // SAFETY: the caller's contract.
+        return unsafe { query_wide_avx512(data, p) };
+    }
+    let Some(w) = RibbonGeometry::window(data, p) else { return true };
+    let (ml, mr) = (_mm512_broadcast_i32x4(sse::split(w.cr_left)), _mm512_broadcast_i32x4(sse::split(w.cr_right)));
+    // Both sides have `cols` segments (`window`), at most 8 (above).
+    let cols = w.left.len().min(w.right.len()) / SEGMENT_BYTES;
+    // The 2 * cols 64-bit lanes of the window, 8 per register.
+    let lanes = (1u32 << (2 * cols)) - 1;
+    let (k0, k1) = (lanes as __mmask8, (lanes >> 8) as __mmask8);
+    // Where the second register's columns start: byte 64, or the slice's
+    // end when there are none (k1 = 0: nothing is read).
+    let second = 64.min(w.left.len());
+    // SAFETY: lane i of a load is enabled only if 8 * i < 16 * cols (plus
+    // 64 for the second register), within each side's 16 * cols bytes;
+    // masked loads do not touch disabled lanes. `second` is at most the
+    // slice's length, so both pointers are in bounds or one past the end.
+    let (l0, l1, r0, r1) = unsafe {
+        (
+            _mm512_maskz_loadu_epi64(k0, w.left.as_ptr() as *const i64),
+            _mm512_maskz_loadu_epi64(k1, w.left.as_ptr().add(second) as *const i64),
+            _mm512_maskz_loadu_epi64(k0, w.right.as_ptr() as *const i64),
+            _mm512_maskz_loadu_epi64(k1, w.right.as_ptr().add(second) as *const i64),
+        )
+    };
+    // Columns 0-3 and 4-7, each as two 64-bit halves.
+    let x0 = _mm512_xor_si512(_mm512_and_si512(l0, ml), _mm512_and_si512(r0, mr));
+    let x1 = _mm512_xor_si512(_mm512_and_si512(l1, ml), _mm512_and_si512(r1, mr));
+    // Lane k: column k's low half xor its high half (same parity).
+    let lo = _mm512_permutex2var_epi64(x0, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), x1);
+    let hi = _mm512_permutex2var_epi64(x0, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), x1);
+    let parities = u32::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(lo, hi)), _mm512_set1_epi64(1)));
+    // Column k must reproduce bit k of the result row.
+    (parities ^ w.expected) & ((1 << cols) - 1) == 0
+}
+
+/// [`query_prepared_avx512`] for windows of more than 8 columns: 4 columns
+/// per step, each folded to 64 bits in place, the step's 4 parities
+/// compared with 4 expected bits.
+/// Safety: the CPU must support AVX-512 F and VPOPCNTDQ, AVX2 and POPCNT.
+#[cfg(all(target_arch = "x86_64", rocksfilter_avx512))]
+#[target_feature(enable = "avx2,popcnt,avx512f,avx512vpopcntdq")]
+#[cold]
+#[allow(clippy::incompatible_msrv)]
+unsafe fn query_wide_avx512(data: &[u8], p: &RibbonPrepared) -> bool {
     use core::arch::x86_64::*;
     /// Bit i of a nibble moved to bit 2i: a step's 4 expected bits placed
     /// where its 8 lanes' parities have the columns' (the even lanes).
@@ -611,9 +660,9 @@ pub(crate) unsafe fn query_prepared_avx512(data: &[u8], p: &RibbonPrepared) -> b
     };
     let Some(w) = RibbonGeometry::window(data, p) else { return true };
     let (ml, mr) = (_mm512_broadcast_i32x4(sse::split(w.cr_left)), _mm512_broadcast_i32x4(sse::split(w.cr_right)));
-    let one = _mm512_set1_epi64(1);
     // Both sides have `cols` segments (`window`).
     let cols = w.left.len().min(w.right.len()) / SEGMENT_BYTES;
+    let one = _mm512_set1_epi64(1);
     let mut expected = w.expected;
     let mut mismatch = 0;
     let mut c = 0;

@@ -480,33 +480,62 @@ fn avx2_query_equals_portable_query() {
     }
 }
 
-/// The AVX-512 query reads only its window: each window copied into a
-/// buffer of exactly its bytes (at its end of an allocation, so that a
-/// read past it would be a different allocation's or unmapped memory's,
-/// which the sanitizers and valgrind report) answers as in the block.
-#[cfg(all(target_arch = "x86_64", rocksfilter_avx512))]
+/// The AVX-512 query reads only its window: each window copied so that it
+/// ends where a page no one may read begins (a read past it faults), at
+/// every column count the straight pass (1 to 8) and the loop (9 and up)
+/// take, answers as in the block, and one byte short answers "may match".
+#[cfg(all(target_arch = "x86_64", rocksfilter_avx512, unix))]
 #[test]
 fn avx512_query_reads_only_its_window() {
     let cpu = crate::arch::features();
     if !cpu.avx512() {
         return;
     }
+    // SAFETY: sysconf has no preconditions.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).expect("a page size");
+    // SAFETY: a fresh anonymous mapping of two pages; no memory of ours is
+    // touched. The second is made unreadable.
+    let map = unsafe { libc::mmap(std::ptr::null_mut(), 2 * page, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+    assert_ne!(map, libc::MAP_FAILED);
+    // SAFETY: the second page lies within the mapping.
+    assert_eq!(unsafe { libc::mprotect(map.cast::<u8>().add(page).cast(), page, libc::PROT_NONE) }, 0);
     let mut rng = Rng(11);
-    for bpk in [2.0, 7.0, 10.0, 23.45] {
+    let mut columns_seen = std::collections::BTreeSet::new();
+    for bpk in [1.0, 2.0, 3.0, 4.0, 5.5, 7.0, 8.0, 10.0, 12.0, 13.0, 15.5, 23.45] {
         let h = rng.hashes(2000);
         let RibbonBuild::Ribbon(block) = build_bpk(&h, bpk) else { continue };
         let geo = RibbonGeometry::parse(&block).unwrap().unwrap();
+        columns_seen.insert(geo.upper_num_columns);
         for k in h.iter().copied().chain(rng.hashes(2000)) {
             let p = geo.prepare(k);
             let range = p.byte_range();
+            assert!(range.len() <= page);
+            // SAFETY: the first page is readable and writable; the window
+            // (at most 1 KiB) ends at its end, where the unreadable page
+            // begins; nothing else refers to those bytes while `window`
+            // lives.
+            let window = unsafe {
+                let at = map.cast::<u8>().add(page - range.len());
+                std::ptr::copy_nonoverlapping(block[range.clone()].as_ptr(), at, range.len());
+                std::slice::from_raw_parts(at, range.len())
+            };
             // The window alone, at offset 0 of its own prepared state.
-            let window = block[range.clone()].to_vec().into_boxed_slice();
             let shifted = RibbonPrepared { segment_num: 0, ..p };
             // SAFETY: AVX-512 F and VPOPCNTDQ detected (Features::avx512).
-            let (whole, alone) = unsafe { (geo.query_prepared_avx512(&block, &p), geo.query_prepared_avx512(&window, &shifted)) };
+            let (whole, alone) = unsafe { (geo.query_prepared_avx512(&block, &p), geo.query_prepared_avx512(window, &shifted)) };
             assert_eq!(whole, alone, "bpk={bpk} key={k:#x}");
-            // SAFETY: as above; one byte short of the window: "may match".
-            assert!(unsafe { geo.query_prepared_avx512(&window[..window.len() - 1], &shifted) });
+            // SAFETY: as above; one byte short of the window (blocks
+            // without columns have none): "may match".
+            if let Some(short) = window.len().checked_sub(1) {
+                assert!(unsafe { geo.query_prepared_avx512(&window[..short], &shifted) });
+            }
         }
     }
+    // SAFETY: the mapping made above, no longer referred to.
+    assert_eq!(unsafe { libc::munmap(map, 2 * page) }, 0);
+    // Column counts on both sides of the straight pass's 4 and 8.
+    for c in [3, 4, 5, 7, 8] {
+        assert!(columns_seen.contains(&c), "{c} columns not seen: {columns_seen:?}");
+    }
+    assert!(columns_seen.iter().any(|&c| c > 8), "{columns_seen:?}");
 }
