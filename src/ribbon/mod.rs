@@ -585,7 +585,7 @@ pub(crate) unsafe fn query_prepared_avx2(data: &[u8], p: &RibbonPrepared) -> boo
 /// [`RibbonGeometry::query_prepared`] with AVX-512: four columns (four
 /// adjacent 16-byte segments, 64 bytes) per 512-bit register, the parity
 /// of every column by VPOPCNTQ. Windows of up to 8 columns (every filter
-/// up to about 11.5 bits per key; 7 columns at 10) take one straight
+/// of up to 12 bits per key; 7 columns at 10) take one straight
 /// pass: two registers per side, the 8 columns' two halves brought
 /// together by two VPERMT2Qs so that one VPOPCNTQ and one test give all 8
 /// parities as the bits of a mask, compared with the expected result row
@@ -773,10 +773,11 @@ fn may_match_routed<'d, 'k, const WIDTH: u8>(
 /// a key's prefetch and its loads, so 16 keys in flight suffice where the
 /// filter is in cache, and fewer lines queue for the fill buffers where it
 /// is not. Measured on a Xeon (family 6 model 207), full filter, 10
-/// bits/key, against the previous build in the same process: 1M keys
-/// about even (8 to 32 within noise), 10M keys 26.0-27.1 -> 24.4-25.1 ns
-/// per key with 16 (8: 27.1, 12: 25.4, 24: 26.5, 64: 29.3); the AVX2
-/// kernel gained nothing from 16.
+/// bits/key, `Vec<u8>` keys, as a fraction of the previous kernel's time
+/// in the same process: 1M keys about even (8 to 32 within noise); 10M
+/// keys 0.87-0.88 with 32, 0.79-0.84 with 16 (8: 0.82, 12: 0.85, 24:
+/// 0.86, 64: 0.89). The AVX2 kernel gained nothing from 16. (Through the
+/// C API with contiguous keys, `bench/compare`, no change showed.)
 #[inline(always)]
 const fn batch_size(width: u8) -> usize {
     if width == AVX512 {
