@@ -1453,19 +1453,31 @@ mod tests {
                     checked += 1;
                 }
                 let Some(l) = s.lookup() else { continue };
+                // The vector pass over a chunk (only where `vector` holds):
+                // each key's separator into `found`, whether all were
+                // found, and whether its groups of 8 keys ascend (the next
+                // chunk may then follow runs), which it says only where
+                // `Lookup::heads` says so (it may say so less often: a key
+                // too short for the vector reads counts as out of order
+                // there).
+                #[cfg(target_arch = "x86_64")]
+                let which: Vec<u32> = (0..s.len() as u32).collect();
+                #[cfg(target_arch = "x86_64")]
+                let route = |chunk: &[Vec<u8>], found: &mut [u32]| {
+                    assert!(l.vector());
+                    // SAFETY: `vector` holds (asserted).
+                    let (all, up) = unsafe { l.route_avx2(|j| &chunk[j][..], &which, &mut found[..chunk.len()]) };
+                    let mut located = [(0, 0); LOOKUP_BATCH];
+                    assert!(!up || l.heads::<false>(|j| &chunk[j][..], &mut located[..chunk.len() / 8 * 8]), "case {case} {name}: in order");
+                    (all, up)
+                };
                 // The vector pass: each probe lands where `single` puts it,
                 // in any order.
                 #[cfg(target_arch = "x86_64")]
                 if l.vector() {
-                    let which: Vec<u32> = (0..s.len() as u32).collect();
                     let mut found = [NOT_FOUND; LOOKUP_BATCH];
                     for chunk in probes.chunks(LOOKUP_BATCH) {
-                        // SAFETY: `vector` holds.
-                        let (all, up) = unsafe { l.route_avx2(|j| &chunk[j][..], &which, &mut found[..chunk.len()]) };
-                        // In order only where `Lookup::heads` says so
-                        // (see below).
-                        let mut located = [(0, 0); LOOKUP_BATCH];
-                        assert!(!up || l.heads::<false>(|j| &chunk[j][..], &mut located[..chunk.len() / 8 * 8]), "case {case} {name}: in order");
+                        let (all, _) = route(chunk, &mut found);
                         for (p, &f) in chunk.iter().zip(&found) {
                             assert_eq!(l.single(p).map_or(NOT_FOUND, |i| i as u32), f, "case {case} {name}: vector pass for {p:?}, {n} separators");
                         }
@@ -1482,20 +1494,11 @@ mod tests {
                 }
                 let mut found = [NOT_FOUND; LOOKUP_BATCH];
                 for chunk in sorted.chunks(LOOKUP_BATCH) {
-                    // The vector pass says its groups of 8 keys ascend
-                    // (the next chunk may follow runs) only where
-                    // `Lookup::heads` says so (it may say so less often:
-                    // a key too short for the vector reads counts as out
-                    // of order there).
+                    // In key order, the vector pass mostly says the groups
+                    // ascend (counted below).
                     #[cfg(target_arch = "x86_64")]
                     if l.vector() {
-                        let which: Vec<u32> = (0..s.len() as u32).collect();
-                        let m = chunk.len() / 8 * 8;
-                        // SAFETY: `vector` holds.
-                        let (_, up) = unsafe { l.route_avx2(|j| &chunk[j][..], &which, &mut found[..chunk.len()]) };
-                        let mut located = [(0, 0); LOOKUP_BATCH];
-                        assert!(!up || l.heads::<false>(|j| &chunk[j][..], &mut located[..m]), "case {case} {name}: in order");
-                        ascending += usize::from(up);
+                        ascending += usize::from(route(chunk, &mut found).1);
                     }
                     l.batch(|j| &chunk[j][..], &mut found[..chunk.len()]);
                     for (p, &f) in chunk.iter().zip(&found) {
@@ -1603,7 +1606,7 @@ mod tests {
                         let n = rng(&mut seed) as usize % (l + 11);
                         let mut p = keys[rng(&mut seed) as usize % keys.len()].clone();
                         p.resize(n, b'5');
-                        if rng(&mut seed) % 8 == 0 && n > 0 {
+                        if rng(&mut seed).is_multiple_of(8) && n > 0 {
                             p[rng(&mut seed) as usize % n] ^= 1;
                         }
                         p
