@@ -504,8 +504,7 @@ impl RibbonGeometry {
         key: &impl Fn(usize) -> &'k [u8],
         results: &mut [bool],
     ) {
-        const BATCH: usize = 32;
-        let mut prepared = [RibbonPrepared::default(); BATCH];
+        let mut prepared = [RibbonPrepared::default(); MAX_BATCH];
         let batch = batch_size(WIDTH);
         let n = results.len();
         for start in (0..n).step_by(batch) {
@@ -639,11 +638,12 @@ pub(crate) unsafe fn query_prepared_avx512(data: &[u8], p: &RibbonPrepared) -> b
 
 /// [`query_prepared_avx512`] for windows of more than 8 columns: 4 columns
 /// per step, each folded to 64 bits in place, the step's 4 parities
-/// compared with 4 expected bits.
+/// compared with 4 expected bits. Out of line but not `#[cold]`: every
+/// query of a filter above 12 bits per key comes here.
 /// Safety: the CPU must support AVX-512 F and VPOPCNTDQ, AVX2 and POPCNT.
 #[cfg(all(target_arch = "x86_64", rocksfilter_avx512))]
 #[target_feature(enable = "avx2,popcnt,avx512f,avx512vpopcntdq")]
-#[cold]
+#[inline(never)]
 #[allow(clippy::incompatible_msrv)]
 unsafe fn query_wide_avx512(data: &[u8], p: &RibbonPrepared) -> bool {
     use core::arch::x86_64::*;
@@ -729,9 +729,8 @@ fn may_match_routed<'d, 'k, const WIDTH: u8>(
     mut route: impl FnMut(usize) -> Route<'d, 'k, RibbonGeometry>,
     results: &mut [bool],
 ) {
-    const BATCH: usize = 32;
-    let mut prepared = [RibbonPrepared::default(); BATCH];
-    let mut filters: [Option<&[u8]>; BATCH] = [None; BATCH];
+    let mut prepared = [RibbonPrepared::default(); MAX_BATCH];
+    let mut filters: [Option<&[u8]>; MAX_BATCH] = [None; MAX_BATCH];
     let batch = batch_size(WIDTH);
     let n = results.len();
     for start in (0..n).step_by(batch) {
@@ -786,6 +785,12 @@ const fn batch_size(width: u8) -> usize {
         32
     }
 }
+
+/// The largest [`batch_size`]: what the batches' arrays hold (a const
+/// generic cannot size an array on stable Rust, so they are sized once for
+/// every kernel; AVX-512 uses the first 16 entries).
+const MAX_BATCH: usize = 32;
+const _: () = assert!(batch_size(SCALAR) <= MAX_BATCH && batch_size(AVX2) <= MAX_BATCH && batch_size(AVX512) <= MAX_BATCH);
 
 /// A batch's query kernel, as a const parameter: SSE2 or POPCNT (the
 /// safe `query_prepared_impl`), AVX2, AVX-512.
