@@ -15,7 +15,9 @@
 //!
 //! What each extension is used for (and what it buys, measured on Zen 3):
 //! * AVX2: FastLocalBloom probes, eight per instruction sequence (RocksDB's
-//!   own AVX2 path); Ribbon queries, two solution columns per register; the
+//!   own AVX2 path); Ribbon queries, two solution columns per register and
+//!   a window of up to 8 columns in one straight pass (masked loads, the
+//!   8 parities by shifts and one VMOVMSKPS); the
 //!   hash of keys over 240 bytes (`XXPH3_accumulate_512`, ~2.5x).
 //! * POPCNT: Ribbon queries and back-substitution (parities of 128-bit rows).
 //! * BMI1: Ribbon banding (`tzcnt` to find a row's first coefficient).

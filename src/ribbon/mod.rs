@@ -455,8 +455,8 @@ impl RibbonGeometry {
     }
 
     /// `query_prepared` with AVX2: two columns (two adjacent 16-byte
-    /// segments) per 256-bit register, so the and/xor/fold of a column pair
-    /// costs what one column costs with SSE2 ([`query_prepared_avx2`]).
+    /// segments) per 256-bit register, up to 8 columns in one straight
+    /// pass ([`query_prepared_avx2`]).
     /// Safety: the CPU must support AVX2 and POPCNT.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,popcnt")]
@@ -543,15 +543,97 @@ impl RibbonGeometry {
     }
 }
 
-/// [`RibbonGeometry::query_prepared`] with AVX2: two columns (two adjacent 16-byte
-/// segments) per 256-bit register, so the and/xor/fold of a column pair
-/// costs what one column costs with SSE2.
-/// (the prepared state holds all the query needs besides the bytes).
+/// [`RibbonGeometry::query_prepared`] with AVX2. Windows of up to 8
+/// columns (every filter of up to 12 bits per key; 7 columns at 10) take
+/// one straight pass: two columns (two adjacent 16-byte segments) per
+/// 256-bit register, four masked loads per side; each column is folded to
+/// 32 bits across the registers (two unpacks, two shuffles, three xors for
+/// all 8), the 8 parities taken at once by shifts and one VMOVMSKPS, and
+/// compared with the expected result row in one step. Wider windows loop
+/// over column pairs ([`query_wide_avx2`]). Loads are masked to the
+/// window's columns, so nothing past the window is read. Against the
+/// column-pair loop for every window, in one process on a Xeon (family 6
+/// model 207, `ROCKSFILTER_NO_AVX512=1`), full filter, 10 bits/key,
+/// 20-byte keys, medians: 1M keys batch 20.6-23.2 -> 17.4-18.4 ns per key,
+/// single 26.0-28.7 -> 21.9-24.6; 10M keys batch 36.4 -> 30.0 (quiet run).
 /// Safety: the CPU must support AVX2 and POPCNT.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 #[inline]
 pub(crate) unsafe fn query_prepared_avx2(data: &[u8], p: &RibbonPrepared) -> bool {
+    use core::arch::x86_64::*;
+    /// 16 enabled 64-bit lanes, then 16 disabled: the 4 load masks of a
+    /// window of `cols` columns (`2 * cols` lanes) start at lane
+    /// `16 - 2 * cols`.
+    static LANES: [i64; 32] = {
+        let mut t = [0i64; 32];
+        let mut i = 0;
+        while i < 16 {
+            t[i] = -1;
+            i += 1;
+        }
+        t
+    };
+    if p.num_columns > 8 {
+        // SAFETY: the caller's contract.
+        return unsafe { query_wide_avx2(data, p) };
+    }
+    let Some(w) = RibbonGeometry::window(data, p) else { return true };
+    let (ml, mr) = (_mm256_broadcastsi128_si256(sse::split(w.cr_left)), _mm256_broadcastsi128_si256(sse::split(w.cr_right)));
+    // Both sides have `cols` segments (`window`), at most 8 (above).
+    let cols = w.left.len().min(w.right.len()) / SEGMENT_BYTES;
+    let lanes = &LANES[16 - 2 * cols..];
+    // Register k: columns 2k and 2k + 1, bytes 32k.. of each side, its
+    // lanes enabled only within the side's 16 * cols bytes (masked-off
+    // lanes are not read and load as 0). A register with no lane enabled
+    // points at the side's end (in bounds or one past it: nothing is read).
+    macro_rules! column_pair {
+        ($k:expr) => {{
+            let k: usize = $k;
+            // SAFETY: `lanes` has 16 + 2 * cols >= 4k + 4 entries; the
+            // loads read only enabled lanes, each 8 bytes at 8 * i < 16 *
+            // cols - 32k past `at`, within each side's 16 * cols bytes;
+            // `at` is at most the slice's length.
+            unsafe {
+                let mask = _mm256_loadu_si256(lanes[4 * k..4 * k + 4].as_ptr() as *const __m256i);
+                let at = (32 * k).min(w.left.len());
+                let l = _mm256_maskload_epi64(w.left.as_ptr().add(at) as *const i64, mask);
+                let r = _mm256_maskload_epi64(w.right.as_ptr().add(at) as *const i64, mask);
+                _mm256_xor_si256(_mm256_and_si256(l, ml), _mm256_and_si256(r, mr))
+            }
+        }};
+    }
+    let (x0, x1, x2, x3) = (column_pair!(0), column_pair!(1), column_pair!(2), column_pair!(3));
+    // Each column's two 64-bit halves xored (same parity): [c0 c2 | c1 c3]
+    // and [c4 c6 | c5 c7] as 64-bit lanes.
+    let p0 = _mm256_xor_si256(_mm256_unpacklo_epi64(x0, x1), _mm256_unpackhi_epi64(x0, x1));
+    let p1 = _mm256_xor_si256(_mm256_unpacklo_epi64(x2, x3), _mm256_unpackhi_epi64(x2, x3));
+    // Then their 32-bit halves: [c0 c2 c4 c6 | c1 c3 c5 c7] as 32-bit lanes.
+    let (f0, f1) = (_mm256_castsi256_ps(p0), _mm256_castsi256_ps(p1));
+    let even = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(f0, f1));
+    let odd = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(f0, f1));
+    let c = _mm256_permutevar8x32_epi32(_mm256_xor_si256(even, odd), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    // Each lane's parity into its sign bit.
+    let c = _mm256_xor_si256(c, _mm256_slli_epi32::<16>(c));
+    let c = _mm256_xor_si256(c, _mm256_slli_epi32::<8>(c));
+    let c = _mm256_xor_si256(c, _mm256_slli_epi32::<4>(c));
+    let c = _mm256_xor_si256(c, _mm256_slli_epi32::<2>(c));
+    let c = _mm256_xor_si256(c, _mm256_slli_epi32::<1>(c));
+    let parities = _mm256_movemask_ps(_mm256_castsi256_ps(c)) as u32;
+    // Column k must reproduce bit k of the result row (columns past the
+    // window loaded as 0: parity 0, masked off here).
+    (parities ^ w.expected) & ((1 << cols) - 1) == 0
+}
+
+/// [`query_prepared_avx2`] for windows of more than 8 columns: two columns
+/// per 256-bit register, so the and/xor/fold of a column pair costs what
+/// one column costs with SSE2. Out of line but not `#[cold]`: every query
+/// of a filter above 12 bits per key comes here.
+/// Safety: the CPU must support AVX2 and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+#[inline(never)]
+unsafe fn query_wide_avx2(data: &[u8], p: &RibbonPrepared) -> bool {
     use core::arch::x86_64::*;
     let Some(w) = RibbonGeometry::window(data, p) else { return true };
     let (ml, mr) = (sse::split(w.cr_left), sse::split(w.cr_right));
@@ -775,8 +857,10 @@ fn may_match_routed<'d, 'k, const WIDTH: u8>(
 /// bits/key, `Vec<u8>` keys, as a fraction of the previous kernel's time
 /// in the same process: 1M keys about even (8 to 32 within noise); 10M
 /// keys 0.87-0.88 with 32, 0.79-0.84 with 16 (8: 0.82, 12: 0.85, 24:
-/// 0.86, 64: 0.89). The AVX2 kernel gained nothing from 16. (Through the
-/// C API with contiguous keys, `bench/compare`, no change showed.)
+/// 0.86, 64: 0.89). The AVX2 kernel gained nothing from 16, before its
+/// straight pass or after (1M keys 0.82-0.85 of the loop's time with 32,
+/// 0.83-0.85 with 16; 10M 0.82 and 0.80-0.82). (Through the C API with
+/// contiguous keys, `bench/compare`, no change showed.)
 #[inline(always)]
 const fn batch_size(width: u8) -> usize {
     if width == AVX512 {
@@ -805,7 +889,8 @@ pub(crate) enum Kernel {
     /// AVX-512 F and VPOPCNTDQ, AVX2 and POPCNT: four columns per register
     /// (only with Rust 1.89 or later: `rocksfilter_avx512`).
     Avx512,
-    /// AVX2 and POPCNT: two columns per register.
+    /// AVX2 and POPCNT: two columns per register, up to 8 columns in one
+    /// straight pass.
     Avx2,
     /// POPCNT: one column per SSE2 register, hardware parity.
     Popcnt,

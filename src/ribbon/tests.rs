@@ -435,8 +435,8 @@ fn extreme_fp_targets_round_trip() {
 /// the CPU and the compiler have it) and the SSE2/portable one give the
 /// same answer for every column count (1 to 32: every remainder of 2 and
 /// of 4), both window shapes (start_bit 0 and not), present and absent
-/// keys; and the AVX-512 query never reads past the window (a block cut
-/// right after it answers as the whole one).
+/// keys (the vector queries' reads are held to the window by
+/// `assert_query_reads_only_its_window`).
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn avx2_query_equals_portable_query() {
@@ -480,17 +480,13 @@ fn avx2_query_equals_portable_query() {
     }
 }
 
-/// The AVX-512 query reads only its window: each window copied so that it
-/// ends where a page no one may read begins (a read past it faults), at
-/// every column count the straight pass (1 to 8) and the loop (9 and up)
-/// take, answers as in the block, and one byte short answers "may match".
-#[cfg(all(target_arch = "x86_64", rocksfilter_avx512, unix))]
-#[test]
-fn avx512_query_reads_only_its_window() {
-    let cpu = crate::arch::features();
-    if !cpu.avx512() {
-        return;
-    }
+/// A vector query (`query`, on a CPU that has its features) reads only
+/// its window: each window copied so that it ends where a page no one may
+/// read begins (a read past it faults), at every column count the
+/// straight pass (1 to 8) and the loop (9 and up) take, answers as in the
+/// block, and one byte short answers "may match".
+#[cfg(all(target_arch = "x86_64", unix))]
+fn assert_query_reads_only_its_window(query: impl Fn(&RibbonGeometry, &[u8], &RibbonPrepared) -> bool) {
     // SAFETY: sysconf has no preconditions.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).expect("a page size");
     // SAFETY: a fresh anonymous mapping of two pages; no memory of ours is
@@ -521,13 +517,12 @@ fn avx512_query_reads_only_its_window() {
             };
             // The window alone, at offset 0 of its own prepared state.
             let shifted = RibbonPrepared { segment_num: 0, ..p };
-            // SAFETY: AVX-512 F and VPOPCNTDQ detected (Features::avx512).
-            let (whole, alone) = unsafe { (geo.query_prepared_avx512(&block, &p), geo.query_prepared_avx512(window, &shifted)) };
+            let (whole, alone) = (query(&geo, &block, &p), query(&geo, window, &shifted));
             assert_eq!(whole, alone, "bpk={bpk} key={k:#x}");
-            // SAFETY: as above; one byte short of the window (blocks
-            // without columns have none): "may match".
+            // One byte short of the window (blocks without columns have
+            // none): "may match".
             if let Some(short) = window.len().checked_sub(1) {
-                assert!(unsafe { geo.query_prepared_avx512(&window[..short], &shifted) });
+                assert!(query(&geo, &window[..short], &shifted));
             }
         }
     }
@@ -538,4 +533,26 @@ fn avx512_query_reads_only_its_window() {
         assert!(columns_seen.contains(&c), "{c} columns not seen: {columns_seen:?}");
     }
     assert!(columns_seen.iter().any(|&c| c > 8), "{columns_seen:?}");
+}
+
+#[cfg(all(target_arch = "x86_64", unix))]
+#[test]
+fn avx2_query_reads_only_its_window() {
+    let cpu = crate::arch::features();
+    if !(cpu.avx2() && cpu.popcnt()) {
+        return;
+    }
+    // SAFETY: AVX2 and POPCNT detected above.
+    assert_query_reads_only_its_window(|geo, data, p| unsafe { geo.query_prepared_avx2(data, p) });
+}
+
+#[cfg(all(target_arch = "x86_64", rocksfilter_avx512, unix))]
+#[test]
+fn avx512_query_reads_only_its_window() {
+    let cpu = crate::arch::features();
+    if !cpu.avx512() {
+        return;
+    }
+    // SAFETY: AVX-512 F and VPOPCNTDQ detected (Features::avx512).
+    assert_query_reads_only_its_window(|geo, data, p| unsafe { geo.query_prepared_avx512(data, p) });
 }
