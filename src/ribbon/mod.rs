@@ -858,8 +858,8 @@ fn may_match_routed<'d, 'k, const WIDTH: u8>(
 /// in the same process: 1M keys about even (8 to 32 within noise); 10M
 /// keys 0.87-0.88 with 32, 0.79-0.84 with 16 (8: 0.82, 12: 0.85, 24:
 /// 0.86, 64: 0.89). The AVX2 kernel gained nothing from 16, before its
-/// straight pass or after (1M keys 0.82-0.85 of the loop's time with 32,
-/// 0.83-0.85 with 16; 10M 0.82 and 0.80-0.82). (Through the C API with
+/// straight pass or after (1M keys 0.80-0.85 of the loop's time with 32,
+/// 0.82-0.84 with 16; 10M 0.81-0.82 and 0.80-0.82). (Through the C API with
 /// contiguous keys, `bench/compare`, no change showed.)
 #[inline(always)]
 const fn batch_size(width: u8) -> usize {
