@@ -546,9 +546,10 @@ impl RibbonGeometry {
 /// [`RibbonGeometry::query_prepared`] with AVX2. Windows of up to 8
 /// columns (every filter of up to 12 bits per key; 7 columns at 10) take
 /// one straight pass: two columns (two adjacent 16-byte segments) per
-/// 256-bit register, four masked loads per side; each column is folded to
-/// 32 bits across the registers (two unpacks, two shuffles, three xors for
-/// all 8), the 8 parities taken at once by shifts and one VMOVMSKPS, and
+/// 256-bit register, four masked loads per side; the 8 columns are folded
+/// to 32 bits across the registers (four unpacks and two xors to 64 bits,
+/// two shuffles and an xor to 32, one VPERMD to put them in order), the 8
+/// parities taken at once by shifts and one VMOVMSKPS, and
 /// compared with the expected result row in one step. Wider windows loop
 /// over column pairs ([`query_wide_avx2`]). Loads are masked to the
 /// window's columns, so nothing past the window is read. Against the
