@@ -235,6 +235,24 @@ struct Window<'d> {
     expected: u32,
 }
 
+impl Window<'_> {
+    /// The segments (columns) on each side: both sides have as many
+    /// (`RibbonGeometry::window`), and a vector query's loads stay within
+    /// `16 * columns()` bytes of each.
+    #[inline(always)]
+    fn columns(&self) -> usize {
+        self.left.len().min(self.right.len()) / SEGMENT_BYTES
+    }
+
+    /// The answer for the window's column parities, bit k column k's:
+    /// whether every column reproduces its bit of the result row (bits
+    /// past `columns()` ignored).
+    #[inline(always)]
+    fn matches(&self, parities: u32) -> bool {
+        (parities ^ self.expected) & ((1 << self.columns()) - 1) == 0
+    }
+}
+
 /// SSE2 pieces of the Ribbon query (SSE2 is part of the x86-64 baseline,
 /// so these need no feature detection).
 #[cfg(target_arch = "x86_64")]
@@ -581,8 +599,8 @@ pub(crate) unsafe fn query_prepared_avx2(data: &[u8], p: &RibbonPrepared) -> boo
     }
     let Some(w) = RibbonGeometry::window(data, p) else { return true };
     let (ml, mr) = (_mm256_broadcastsi128_si256(sse::split(w.cr_left)), _mm256_broadcastsi128_si256(sse::split(w.cr_right)));
-    // Both sides have `cols` segments (`window`), at most 8 (above).
-    let cols = w.left.len().min(w.right.len()) / SEGMENT_BYTES;
+    // At most 8 (above).
+    let cols = w.columns();
     let lanes = &LANES[16 - 2 * cols..];
     // Register k: columns 2k and 2k + 1, bytes 32k.. of each side, its
     // lanes enabled only within the side's 16 * cols bytes (masked-off
@@ -621,9 +639,8 @@ pub(crate) unsafe fn query_prepared_avx2(data: &[u8], p: &RibbonPrepared) -> boo
     let c = _mm256_xor_si256(c, _mm256_slli_epi32::<2>(c));
     let c = _mm256_xor_si256(c, _mm256_slli_epi32::<1>(c));
     let parities = _mm256_movemask_ps(_mm256_castsi256_ps(c)) as u32;
-    // Column k must reproduce bit k of the result row (columns past the
-    // window loaded as 0: parity 0, masked off here).
-    (parities ^ w.expected) & ((1 << cols) - 1) == 0
+    // (Columns past the window loaded as 0: parity 0, ignored.)
+    w.matches(parities)
 }
 
 /// [`query_prepared_avx2`] for windows of more than 8 columns: two columns
@@ -688,8 +705,8 @@ pub(crate) unsafe fn query_prepared_avx512(data: &[u8], p: &RibbonPrepared) -> b
     }
     let Some(w) = RibbonGeometry::window(data, p) else { return true };
     let (ml, mr) = (_mm512_broadcast_i32x4(sse::split(w.cr_left)), _mm512_broadcast_i32x4(sse::split(w.cr_right)));
-    // Both sides have `cols` segments (`window`), at most 8 (above).
-    let cols = w.left.len().min(w.right.len()) / SEGMENT_BYTES;
+    // At most 8 (above).
+    let cols = w.columns();
     // The 2 * cols 64-bit lanes of the window, 8 per register.
     let lanes = (1u32 << (2 * cols)) - 1;
     let (k0, k1) = (lanes as __mmask8, (lanes >> 8) as __mmask8);
@@ -715,8 +732,7 @@ pub(crate) unsafe fn query_prepared_avx512(data: &[u8], p: &RibbonPrepared) -> b
     let lo = _mm512_permutex2var_epi64(x0, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), x1);
     let hi = _mm512_permutex2var_epi64(x0, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), x1);
     let parities = u32::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(lo, hi)), _mm512_set1_epi64(1)));
-    // Column k must reproduce bit k of the result row.
-    (parities ^ w.expected) & ((1 << cols) - 1) == 0
+    w.matches(parities)
 }
 
 /// [`query_prepared_avx512`] for windows of more than 8 columns: 4 columns
@@ -744,8 +760,7 @@ unsafe fn query_wide_avx512(data: &[u8], p: &RibbonPrepared) -> bool {
     };
     let Some(w) = RibbonGeometry::window(data, p) else { return true };
     let (ml, mr) = (_mm512_broadcast_i32x4(sse::split(w.cr_left)), _mm512_broadcast_i32x4(sse::split(w.cr_right)));
-    // Both sides have `cols` segments (`window`).
-    let cols = w.left.len().min(w.right.len()) / SEGMENT_BYTES;
+    let cols = w.columns();
     let one = _mm512_set1_epi64(1);
     let mut expected = w.expected;
     let mut mismatch = 0;
