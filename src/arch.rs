@@ -141,22 +141,23 @@ pub(crate) fn prefetch_line(data: &[u8], offset: usize) {
     }
 }
 
-/// Hints the CPU to pull the cache line holding `data[offset]` in; a no-op
-/// past the end of `data` and where unsupported.
+/// Hints the CPU to pull the cache line holding `data[offset]` in (where
+/// supported). No bounds test: a prefetch never faults and changes nothing
+/// the program can see, so an `offset` past the end merely hints at a line
+/// nobody reads, and the address is formed with `wrapping_add`, defined
+/// for any offset. A test per call was a compare and branch per prefetch:
+/// two per key in a FastLocalBloom batch, where callgrind counted 13
+/// branches per key against RocksDB's 6 (`bench/compare`, 1M keys).
 #[inline(always)]
 pub(crate) fn prefetch(data: &[u8], offset: usize) {
     #[cfg(target_arch = "x86_64")]
-    {
-        if offset < data.len() {
-            // SAFETY: `_mm_prefetch` never faults and has no memory effects
-            // visible to the program; the pointer is in bounds anyway (checked
-            // above). SSE is part of the x86_64 baseline.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    data.as_ptr().add(offset) as *const i8,
-                )
-            }
-        }
+    // SAFETY: `_mm_prefetch` never faults and has no memory effects visible
+    // to the program, whatever the address; SSE is part of the x86_64
+    // baseline.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+            data.as_ptr().wrapping_add(offset) as *const i8,
+        )
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

@@ -576,11 +576,7 @@ impl<'a> Filter<'a> {
             }
             Reader::Ribbon(g, _) => {
                 let h = hash64(key);
-                let range = g.prepare(h).byte_range();
-                // As in the Ribbon batch query: the window's first and last
-                // lines.
-                crate::arch::prefetch(data, range.start);
-                crate::arch::prefetch(data, range.end.saturating_sub(1));
+                g.prepare(h).prefetch(data);
                 h
             }
             Reader::AlwaysFalse | Reader::AlwaysTrue | Reader::Legacy(..) => 0,

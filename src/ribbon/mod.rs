@@ -222,6 +222,21 @@ impl RibbonPrepared {
         let begin = self.segment_num as usize * SEGMENT_BYTES;
         begin..begin + count * SEGMENT_BYTES
     }
+
+    /// Prefetches the window's first and last lines in `data` (2 * 7
+    /// segments at 10 bits/key: 224 bytes; the hardware prefetcher follows
+    /// the lines in between). RocksDB's `PrefetchSegmentRange` issues every
+    /// line: 4-5 per key x 32 keys overflow the core's miss queue and
+    /// measured slower (15.9 -> 23.8 ns per key at 1M keys; BENCHMARKS.md,
+    /// stop 46). Every batch that prepares Ribbon keys ahead of their
+    /// queries (the full filter's, the routed one over partitions, and
+    /// `Filter::prepare_probe`) prefetches through here.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, data: &[u8]) {
+        let range = self.byte_range();
+        prefetch(data, range.start);
+        prefetch(data, range.end.saturating_sub(1));
+    }
 }
 
 /// The bytes and masks a query combines (see [`RibbonGeometry::window`]).
@@ -529,14 +544,7 @@ impl RibbonGeometry {
             let m = batch.min(n - start);
             for (j, p) in prepared[..m].iter_mut().enumerate() {
                 *p = self.prepare(crate::hash::hash64_inline(key(start + j)));
-                let range = p.byte_range();
-                // The window's first and last lines (2 * 7 segments at 10
-                // bits/key: 224 bytes; the hardware prefetcher follows the
-                // lines in between). RocksDB's PrefetchSegmentRange issues
-                // every line: 4-5 per key x 32 keys overflow the core's
-                // miss queue and measured slower.
-                prefetch(data, range.start);
-                prefetch(data, range.end.saturating_sub(1));
+                p.prefetch(data);
             }
             for (r, p) in results[start..start + m].iter_mut().zip(&prepared[..m]) {
                 *r = match WIDTH {
@@ -838,11 +846,7 @@ fn may_match_routed<'d, 'k, const WIDTH: u8>(
             match route(start + j) {
                 Route::Probe(data, g, key) => {
                     prepared[j] = g.prepare(crate::hash::hash64_inline(key));
-                    let range = prepared[j].byte_range();
-                    // As in the full-filter batch: the window's first and
-                    // last lines.
-                    prefetch(data, range.start);
-                    prefetch(data, range.end.saturating_sub(1));
+                    prepared[j].prefetch(data);
                     filters[j] = Some(data);
                 }
                 Route::Answered(b) => results[start + j] = b,
