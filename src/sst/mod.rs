@@ -764,28 +764,30 @@ impl<'a> Sst<'a> {
                 (true, Some(p)) => p.prefix(key(i)),
                 _ => None,
             };
-            self.probe_batch(n, &key, &|i| prefix(i).unwrap_or(&[]), results);
+            self.probe_batch(n, &key, &|i| prefix(i).unwrap_or(&[]), false, results);
             for (i, r) in results.iter_mut().enumerate() {
                 *r |= prefix(i).is_none();
             }
             return;
         }
-        self.probe_batch(n, &key, &key, results);
+        self.probe_batch(n, &key, &key, true, results);
     }
 
-    /// Answers `probe(i)` for keys `key(i)` from a full or partitioned filter.
+    /// Answers `probe(i)` for keys `key(i)` from a full or partitioned filter
+    /// (`whole_key`: `probe` is `key`).
     fn probe_batch<'k>(
         &self,
         n: usize,
         key: &impl Fn(usize) -> &'k [u8],
         probe: &impl Fn(usize) -> &'k [u8],
+        whole_key: bool,
         results: &mut [bool],
     ) {
         match &self.filter {
             SstFilter::None | SstFilter::Unsupported(_) | SstFilter::BlockBased(_) => results.fill(true),
             SstFilter::Full(f) => f.may_match_indexed(n, probe, results),
             SstFilter::CachedFull(c) => c.0.with(0, |f| f.may_match_indexed(n, probe, results)),
-            SstFilter::Partitioned(p) => p.may_match_batch(n, key, probe, results),
+            SstFilter::Partitioned(p) => p.may_match_batch(n, key, probe, whole_key, results),
         }
     }
 

@@ -310,12 +310,15 @@ impl<'a> Partitions<'a> {
     /// others' work (in one kernel per format when [`Routed`] allows:
     /// `may_match_batch_routed`; else through each partition's `Filter`).
     /// Keys that can land on more than one partition (or on none) are
-    /// answered on the spot as by [`Partitions::may_match`].
+    /// answered on the spot as by [`Partitions::may_match`]. `whole_key`:
+    /// `probe(i)` is `key(i)` (a whole-key filter), so the batch may take
+    /// each key's bytes once for both the route and the probe.
     pub(super) fn may_match_batch<'k>(
         &self,
         n: usize,
         key: &impl Fn(usize) -> &'k [u8],
         probe: &impl Fn(usize) -> &'k [u8],
+        whole_key: bool,
         results: &mut [bool],
     ) {
         let unique = match &self.store {
@@ -324,7 +327,7 @@ impl<'a> Partitions<'a> {
         };
         #[cfg(target_arch = "x86_64")]
         if self.routed != Routed::No {
-            return self.may_match_batch_routed(unique, n, key, probe, results);
+            return self.may_match_batch_routed(unique, n, key, probe, whole_key, results);
         }
         const BATCH: usize = 32;
         // Partition of each key of the batch (NONE: answered in pass 1)
@@ -381,6 +384,7 @@ impl<'a> Partitions<'a> {
         n: usize,
         key: &impl Fn(usize) -> &'k [u8],
         probe: &impl Fn(usize) -> &'k [u8],
+        whole_key: bool,
         results: &mut [bool],
     ) {
         const CHUNK: usize = LOOKUP_BATCH;
@@ -393,22 +397,24 @@ impl<'a> Partitions<'a> {
         // The lines kernel over `$out` for the keys' partitions in `part`,
         // each key's lines from the table kept since open (nothing is
         // gathered or allocated, so no query allocates:
-        // `tests/query_alloc.rs`).
+        // `tests/query_alloc.rs`), each key's probe given by `$probe`
+        // (chunk index -> bytes).
         macro_rules! lines_kernel {
-            ($out:expr, $c0:expr, $m:expr) => {{
+            ($out:expr, $c0:expr, $m:expr, $probe:expr) => {{
                 let (c0, m) = ($c0, $m);
                 let alone = |j: usize| unique[part[j] as usize].may_match(probe(c0 + j));
                 let table = |u: u32| self.lines_table(u);
                 match self.same_lanes {
                     // SAFETY: used only for Routed::Bloom, whose kernels
                     // are chosen only on CPUs with AVX2.
-                    Some(l) => unsafe { fast_local::may_match_lines_avx2::<true>(table, l, &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                    Some(l) => unsafe { fast_local::may_match_lines_avx2::<true>(table, l, &part[..m], &answer[..m], $probe, alone, $out) },
                     // SAFETY: as above.
-                    None => unsafe { fast_local::may_match_lines_avx2::<false>(table, &[0; 8], &part[..m], &answer[..m], |j| probe(c0 + j), alone, $out) },
+                    None => unsafe { fast_local::may_match_lines_avx2::<false>(table, &[0; 8], &part[..m], &answer[..m], $probe, alone, $out) },
                 }
             }};
         }
         let mut located = [(0usize, 0u64); CHUNK];
+        let mut seen: [&'k [u8]; CHUNK] = [&[]; CHUNK];
         // The routed Ribbon kernel of this file over `$out`, each key's
         // route made by `$route` from each `Filter`'s bytes and geometry
         // (Bloom files take the lines kernel above instead).
@@ -496,7 +502,7 @@ impl<'a> Partitions<'a> {
                             }
                         }
                     }
-                    lines_kernel!(out, c0, m);
+                    lines_kernel!(out, c0, m, |j| probe(c0 + j));
                     runs_pay = 4 * placed <= m;
                     continue;
                 }
@@ -537,12 +543,15 @@ impl<'a> Partitions<'a> {
             // pass (`Lookup::route_avx2` or `Lookup::finish`); the others,
             // searched.
             let which = |s: usize| self.which.get(s).copied();
+            // Whether `seen[..m]` holds this chunk's keys (the vector pass
+            // hands back each key it read).
+            let mut keys_seen = false;
             let all = match (lookup, had_buckets) {
                 // SAFETY: `vector` only where `Lookup::vector` holds.
                 #[cfg(target_arch = "x86_64")]
                 (Some(l), _) if vector => {
-                    let (all, sorted) = unsafe { l.route_avx2(|j| key(c0 + j), &self.which, &mut part[..m]) };
-                    expect_in_order = sorted;
+                    let (all, sorted) = unsafe { l.route_avx2(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen) };
+                    (expect_in_order, keys_seen) = (sorted, true);
                     all
                 }
                 (Some(l), true) => l.finish::<true>(&mut located[..m], which, &mut part[..m]),
@@ -573,7 +582,14 @@ impl<'a> Partitions<'a> {
                 }
             }
             if bloom {
-                lines_kernel!(out, c0, m);
+                match whole_key && keys_seen {
+                    // The keys as the vector pass read them: the caller's
+                    // key closure is not called a second time (for the C
+                    // call, its bounds, NULL and length tests: 14
+                    // instructions per key, callgrind, `bench/sst`).
+                    true => lines_kernel!(out, c0, m, |j| seen[j]),
+                    false => lines_kernel!(out, c0, m, |j| probe(c0 + j)),
+                }
                 continue;
             }
             // Ribbon: each key's route from its filter found above.
@@ -920,7 +936,7 @@ mod tests {
         // And it answers: every key present, a batch as the single calls.
         let probes: Vec<Vec<u8>> = (0..6_000u32).map(|i| format!("key{i:06}").into_bytes()).collect();
         let mut out = vec![false; probes.len()];
-        copy.may_match_batch(probes.len(), &|i| probes[i].as_slice(), &|i| probes[i].as_slice(), &mut out);
+        copy.may_match_batch(probes.len(), &|i| probes[i].as_slice(), &|i| probes[i].as_slice(), true, &mut out);
         for (k, &got) in probes.iter().zip(&out) {
             assert_eq!(got, copy.may_match(k, k), "{k:?}");
         }
