@@ -783,15 +783,7 @@ impl LinesAt {
     #[inline(always)]
     pub(crate) unsafe fn may_match_key_avx2(self, key: &[u8]) -> bool {
         // SAFETY: the caller's contract.
-        let lines = unsafe { self.attach() };
-        // The partition's geometry again, from its line and probe counts.
-        // A table entry comes from `Filter::lines_at`, only for filters
-        // with the one-round kernel (at most 8 probes); with more, the
-        // round would probe only 8 (more "may match", never fewer).
-        let g = FastLocalGeometry::new(self.count, self.probes);
-        // SAFETY: the caller's contract (AVX2); `lines` is exactly the
-        // geometry's `count` lines.
-        unsafe { key_matches_le8_avx2(g, lines.lines.as_flattened(), key) }
+        unsafe { key_matches_le8_avx2(self.first, self.count, self.probes, key) }
     }
 }
 
@@ -921,14 +913,27 @@ pub(crate) unsafe fn may_match_lines_avx2<'k, 'd, const SAME: bool>(
 
 /// [`LinesAt::may_match_key_avx2`]'s body: a full filter's one-round
 /// query ([`FastLocalGeometry::may_match_hash_avx2_le8`]), out of line so
-/// that the caller's frame stays small. Safety: AVX2; `data` holds the
-/// geometry's lines, and it has at most 8 probes.
+/// that the caller's frame stays small. The handle's three fields come in
+/// registers and the geometry is made here: made by the caller, or the
+/// handle passed whole, they went through the stack (a frame and 4-6
+/// instructions per query, callgrind, `bench/sst`). Safety: AVX2; the
+/// fields of a [`LinesAt`] as [`LinesAt::attach`] requires; not
+/// [`LinesAt::ALONE`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-unsafe fn key_matches_le8_avx2(g: FastLocalGeometry, data: &[u8], key: &[u8]) -> bool {
+unsafe fn key_matches_le8_avx2(first: NonNull<[u8; LINE]>, count: u32, probes: u32, key: &[u8]) -> bool {
+    let at = LinesAt { first, count, probes };
     // SAFETY: the caller's contract.
-    unsafe { g.may_match_hash_avx2_le8(data, crate::hash::hash64_inline(key)) }
+    let lines = unsafe { at.attach() };
+    // The partition's geometry again, from its line and probe counts. A
+    // table entry comes from `Filter::lines_at`, only for filters with the
+    // one-round kernel (at most 8 probes); with more, the round would
+    // probe only 8 (more "may match", never fewer).
+    let g = FastLocalGeometry::new(at.count, at.probes);
+    // SAFETY: the caller's contract (AVX2); `lines` is exactly the
+    // geometry's `count` lines.
+    unsafe { g.may_match_hash_avx2_le8(lines.lines.as_flattened(), crate::hash::hash64_inline(key)) }
 }
 
 /// FastLocalBloom's query kernels.

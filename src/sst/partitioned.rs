@@ -233,6 +233,20 @@ impl<'a> Partitions<'a> {
     /// 14; callgrind, `benches/partitioned.rs`).
     #[inline]
     fn probe_at(&self, i: usize, probe: &[u8]) -> bool {
+        // As many lines as partitions: a Bloom file with resident filters
+        // and one distinct filter per partition (`which` is the identity),
+        // so partition i's lines come straight from the table, without the
+        // store's variant, its length or `which` (callgrind, `bench/sst`).
+        #[cfg(target_arch = "x86_64")]
+        if let (true, Some(&at)) = (self.lines.len() == self.which.len(), self.lines.get(i)) {
+            if !at.is_alone() {
+                // SAFETY: as in `probe_distinct`: the table has entries
+                // only for Routed::Bloom (CPUs with AVX2), made from the
+                // filters of `self.store`, alive and unchanged while `self`
+                // is borrowed; `at` is not ALONE.
+                return unsafe { at.may_match_key_avx2(probe) };
+            }
+        }
         match &self.store {
             // As many distinct filters as partitions (in first-use order):
             // `which` is the identity, and the filter follows the
