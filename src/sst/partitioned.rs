@@ -606,8 +606,12 @@ impl<'a> Partitions<'a> {
                 }
                 continue;
             }
-            // Ribbon: each key's route from its filter found above.
-            ribbon_kernel!(out, |j: usize| route(unique, part[j], answer[j], probe(c0 + j)));
+            // Ribbon: each key's route from its filter found above (the
+            // keys as the vector pass read them, as for Bloom above).
+            match whole_key && keys_seen {
+                true => ribbon_kernel!(out, |j: usize| route(unique, part[j], answer[j], seen[j])),
+                false => ribbon_kernel!(out, |j: usize| route(unique, part[j], answer[j], probe(c0 + j))),
+            }
         }
     }
 
