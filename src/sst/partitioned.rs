@@ -494,6 +494,10 @@ impl<'a> Partitions<'a> {
         // chunk was in order, as `Lookup::heads` does.
         #[cfg(target_arch = "x86_64")]
         let vector = lookup.is_some_and(|l| l.vector());
+        // Each partition its own filter (`which` the identity: distinct
+        // blocks are numbered in first-use order).
+        #[cfg(target_arch = "x86_64")]
+        let identity = self.distinct() == self.which.len();
         #[cfg(not(target_arch = "x86_64"))]
         let vector = false;
         for c0 in (0..n).step_by(CHUNK) {
@@ -587,7 +591,10 @@ impl<'a> Partitions<'a> {
                 // SAFETY: `vector` only where `Lookup::vector` holds.
                 #[cfg(target_arch = "x86_64")]
                 (Some(l), _) if vector => {
-                    let (all, sorted) = unsafe { l.route_avx2(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen) };
+                    let (all, sorted) = match identity {
+                        true => unsafe { l.route_avx2::<true>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen) },
+                        false => unsafe { l.route_avx2::<false>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen) },
+                    };
                     (expect_in_order, keys_seen) = (sorted, true);
                     all
                 }

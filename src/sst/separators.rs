@@ -580,13 +580,22 @@ impl Lookup<'_> {
     /// loop of varying count in each group mispredicted and discarded the
     /// next group's work).
     ///
+    /// `IDENTITY`: `which[s]` is `s` for every separator (each partition
+    /// its own filter block, as RocksDB writes them), so a settled key's
+    /// separator is its filter and the last gather, of `which`, becomes a
+    /// blend: one dependent step fewer per group of eight. `bench/sst`,
+    /// RocksDB 11.12's 1M-key files, random order, alternate runs on an
+    /// AMD EPYC with AVX-512 (BENCHMARKS.md, stop 52): the partitioned
+    /// Bloom batch 11.0-12.0 -> 10.5-11.1 ns per key (four runs each),
+    /// Ribbon 21.4-22.1 -> 19.6-21.0 (five).
+    ///
     /// # Safety
     ///
     /// The CPU has AVX2 ([`Lookup::vector`] is true).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     #[inline(never)]
-    pub(super) unsafe fn route_avx2<'k>(
+    pub(super) unsafe fn route_avx2<'k, const IDENTITY: bool>(
         &self,
         key: impl Fn(usize) -> &'k [u8],
         which: &[u32],
@@ -594,6 +603,7 @@ impl Lookup<'_> {
         seen: &mut [&'k [u8]; LOOKUP_BATCH],
     ) -> (bool, bool) {
         use std::arch::x86_64::*;
+        debug_assert!(!IDENTITY || which.iter().enumerate().all(|(s, &u)| u as usize == s));
         let h = self.heads;
         let scalar = |k: &[u8]| self.single(k).and_then(|s| which.get(s).copied()).unwrap_or(NOT_FOUND);
         let (Some(rank), Radix::Narrow(radix)) = (&h.digits.rank, &h.radix) else {
@@ -747,7 +757,11 @@ impl Lookup<'_> {
             let settled = fast & (_mm256_movemask_ps(_mm256_castsi256_ps(empty)) as u32 | one_bits & !equal);
             let settled_lanes = _mm256_sllv_epi32(_mm256_set1_epi32(settled as i32), _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24));
             let mapped = _mm256_and_si256(_mm256_srai_epi32::<31>(settled_lanes), _mm256_cmpgt_epi32(which_len, sep));
-            let part = unsafe { _mm256_mask_i32gather_epi32::<4>(_mm256_set1_epi32(NOT_FOUND as i32), which.as_ptr().cast(), sep, mapped) };
+            let part = if IDENTITY {
+                _mm256_blendv_epi8(_mm256_set1_epi32(NOT_FOUND as i32), sep, mapped)
+            } else {
+                unsafe { _mm256_mask_i32gather_epi32::<4>(_mm256_set1_epi32(NOT_FOUND as i32), which.as_ptr().cast(), sep, mapped) }
+            };
             // SAFETY: `found[8 * g..]` has 8 entries (g < groups).
             unsafe { _mm256_storeu_si256(found.as_mut_ptr().add(8 * g).cast(), part) };
             rest |= u64::from(!settled & 0xff) << (8 * g);
@@ -1519,9 +1533,15 @@ mod tests {
                     assert!(l.vector());
                     // SAFETY: `vector` holds (asserted).
                     let mut seen = [&[][..]; LOOKUP_BATCH];
-                    let (all, up) = unsafe { l.route_avx2(|j| &chunk[j][..], &which, &mut found[..chunk.len()], &mut seen) };
+                    let (all, up) = unsafe { l.route_avx2::<false>(|j| &chunk[j][..], &which, &mut found[..chunk.len()], &mut seen) };
                     // Every key read is handed back, in place.
                     assert!(chunk.iter().zip(&seen).all(|(k, s)| std::ptr::eq(&k[..], *s)), "case {case} {name}: keys seen");
+                    // `which` is the identity here: the blend gives what
+                    // the gather does.
+                    let mut blended = [NOT_FOUND; LOOKUP_BATCH];
+                    // SAFETY: as above.
+                    let same = unsafe { l.route_avx2::<true>(|j| &chunk[j][..], &which, &mut blended[..chunk.len()], &mut seen) };
+                    assert_eq!((same, &blended[..chunk.len()]), ((all, up), &found[..chunk.len()]), "case {case} {name}: identity");
                     let mut located = [(0, 0); LOOKUP_BATCH];
                     assert!(!up || l.heads::<false>(|j| &chunk[j][..], &mut located[..chunk.len() / 8 * 8]), "case {case} {name}: in order");
                     (all, up)
@@ -1609,12 +1629,12 @@ mod tests {
         let mut found = [NOT_FOUND; LOOKUP_BATCH];
         let mut seen = [&[][..]; LOOKUP_BATCH];
         // SAFETY: `vector` holds (both calls).
-        let (_, up) = unsafe { l.route_avx2(|j| &probes[j][..], &which, &mut found, &mut seen) };
+        let (_, up) = unsafe { l.route_avx2::<true>(|j| &probes[j][..], &which, &mut found, &mut seen) };
         assert!(up);
         // Keys 0-3, 8-11 | 4-7, 12-15 | 16...
         probes[4..12].rotate_left(4);
         let mut seen = [&[][..]; LOOKUP_BATCH];
-        let (_, up) = unsafe { l.route_avx2(|j| &probes[j][..], &which, &mut found, &mut seen) };
+        let (_, up) = unsafe { l.route_avx2::<true>(|j| &probes[j][..], &which, &mut found, &mut seen) };
         assert!(!up);
     }
 
@@ -1686,7 +1706,7 @@ mod tests {
                 let mut found = [NOT_FOUND; LOOKUP_BATCH];
                 let mut seen = [&[][..]; LOOKUP_BATCH];
                 // SAFETY: `vector` holds.
-                unsafe { lookup.route_avx2(|j| placed[j], &which, &mut found, &mut seen) };
+                unsafe { lookup.route_avx2::<false>(|j| placed[j], &which, &mut found, &mut seen) };
                 for (p, &f) in probes.iter().zip(&found) {
                     assert_eq!(lookup.single(p).map_or(NOT_FOUND, |i| i as u32), f, "prefix of {l} bytes: {p:?}");
                 }
