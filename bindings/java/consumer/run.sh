@@ -51,7 +51,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/jar"
 (cd "$tmp/jar" && jar xf "$jar" META-INF/MANIFEST.MF META-INF/LICENSE native/linux-x86_64/librocksfilter.so)
 manifest="$(tr -d '\r' <"$tmp/jar/META-INF/MANIFEST.MF")"
-for entry in native/linux-x86_64/librocksfilter.so META-INF/LICENSE META-INF/versions/22/module-info.class \
+for entry in native/linux-x86_64/librocksfilter.so native/platforms.txt META-INF/LICENSE META-INF/versions/22/module-info.class \
              META-INF/versions/22/io/github/rocksfilter/Native.class io/github/rocksfilter/JniNative.class \
              io/github/rocksfilter/Sst.class; do
   check "jar holds $entry" "$listing" has "$listing" "$entry"
