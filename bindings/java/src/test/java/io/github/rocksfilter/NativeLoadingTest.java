@@ -120,8 +120,48 @@ class NativeLoadingTest {
 
     @Test
     void platformName() {
-        assertEquals("linux-x86_64", NativeLoader.platform(), "this machine: " + System.getProperty("os.name")
+        assertEquals("linux-x86_64", NativeLoader.detectedPlatform(), "this machine: " + System.getProperty("os.name")
                 + " " + System.getProperty("os.arch"));
+        if (System.getProperty(NativeLoader.PLATFORM_PROPERTY) == null) {
+            assertEquals("linux-x86_64", NativeLoader.platform());
+        }
+    }
+
+    /** What the jar bundles, as its index lists it, comma-separated. */
+    static String bundled() {
+        String index = NativeLoader.readIndex();
+        assertNotNull(index, NativeLoader.INDEX_RESOURCE);
+        return String.join(", ", NativeLoader.parseIndex(index));
+    }
+
+    /** -Drocksfilter.platform picks the bundled copy; the one detected is named alongside. */
+    @Test
+    void platformPropertyOverridesDetection() throws Exception {
+        Result ok = run("-Djava.library.path=/nonexistent", "-D" + NativeLoader.PLATFORM_PROPERTY + "=linux-x86_64");
+        assertEquals(0, ok.exit(), ok.out());
+        assertTrue(ok.out().contains("source=bundled linux-x86_64 copy (jar:") || ok.out().contains(
+                "source=bundled linux-x86_64 copy (file:"), ok.out());
+
+        Result r = run("-Djava.library.path=/nonexistent", "-D" + NativeLoader.PLATFORM_PROPERTY + "=linux-riscv64");
+        assertEquals(3, r.exit(), r.out());
+        assertTrue(r.out().contains("could not load the native library librocksfilter.so (linux-riscv64)"), r.out());
+        assertTrue(r.out().contains("bundled copy: none for linux-riscv64 (set by -Drocksfilter.platform; detected:"
+                + " linux-x86_64 from os.name=Linux, os.arch=amd64, glibc (from /proc/self/maps)) in this jar, which"
+                + " bundles: " + bundled() + " ("), r.out());
+    }
+
+    /**
+     * A platform the jar lacks (the JVM told it runs on riscv64): the error names it, how it was
+     * detected, and what the jar holds.
+     */
+    @Test
+    void unbundledPlatformIsNamedWithWhatTheJarHolds() throws Exception {
+        Result r = run("-Djava.library.path=/nonexistent", "-Dos.arch=riscv64");
+        assertEquals(3, r.exit(), r.out());
+        assertTrue(r.out().contains("could not load the native library librocksfilter.so (linux-riscv64)"), r.out());
+        assertTrue(r.out().contains("bundled copy: none for linux-riscv64 (os.name=Linux, os.arch=riscv64, glibc"
+                + " (from /proc/self/maps)) in this jar, which bundles: " + bundled() + " ("), r.out());
+        System.out.println("unbundled-platform message:\n" + r.out().strip());
     }
 
     @Test
