@@ -2,7 +2,8 @@
 //!
 //! Always: `api.c` (the C API test; needs only the library, whose rlib the
 //! test binaries link) as `librfct_api.a`, its `main` renamed
-//! `rfct_api_main`.
+//! `rfct_api_main`, and `golden_check.c` (the golden vectors through the C
+//! ABI) the same way. These two are what the cross targets run too.
 //!
 //! With `ROCKSFILTER_C_TESTS_ROCKSDB=1` (needs Debian's librocksdb-dev 7.8.3,
 //! g++, and the RocksDB 11.12 sources `oracle/rocksdb-src.sh` finds or
@@ -55,7 +56,7 @@ fn main() {
         println!("cargo:rerun-if-env-changed={v}");
     }
     for f in [
-        "api.c", "selftest.c", "compat.c", "golden-gen.c", "sst_extract.c", "sst_extract.h",
+        "api.c", "golden_check.c", "selftest.c", "compat.c", "golden-gen.c", "sst_extract.c", "sst_extract.h",
         "testutil.c", "testutil.h", "oracle", "../include/rocksfilter.h",
     ] {
         println!("cargo:rerun-if-changed={}", here.join(f).display());
@@ -65,6 +66,7 @@ fn main() {
     // shared helpers, the oracle, then the system libraries; the rocksfilter
     // rlib comes after all of this crate's native libraries.
     program(&here, "api.c", "api", &[]);
+    program(&here, "golden_check.c", "golden_check", &[]);
 
     let rocksdb = match env::var(ROCKSDB_ENV).as_deref() {
         Ok("1") => true,
