@@ -13,27 +13,54 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 MAJOR := $(word 1,$(subst ., ,$(VERSION)))
 MINOR := $(word 2,$(subst ., ,$(VERSION)))
 SOVERSION := $(if $(filter 0,$(MAJOR)),0.$(MINOR),$(MAJOR))
+# The platform whose build `make install` lays out: this host's by default
+# (target/release). scripts/dist.sh lays out each platform it cross-builds
+# with the same rule: LIB_SRC=its cargo output, TARGET_OS=linux|darwin|
+# windows, NATIVE_STATIC_LIBS=its rustc list, INSTALL_CLI=0.
+LIB_SRC ?= target/release
+TARGET_OS ?= linux
+INSTALL_CLI ?= 1
+ifeq ($(TARGET_OS),linux)
 SHARED_FILE := librocksfilter.so.$(VERSION)
 SONAME := librocksfilter.so.$(SOVERSION)
+SHARED_BUILT := librocksfilter.so
+SHARED_INSTALLED = $(LIBDIR)/$(SHARED_FILE) $(LIBDIR)/$(SONAME) $(LIBDIR)/librocksfilter.so
+else ifeq ($(TARGET_OS),darwin)
+# One file; programs record its install name, @rpath/librocksfilter.dylib
+# (build.rs), and find it through their rpath.
+SHARED_FILE := librocksfilter.dylib
+SONAME := @rpath/librocksfilter.dylib
+SHARED_BUILT := librocksfilter.dylib
+SHARED_INSTALLED = $(LIBDIR)/$(SHARED_FILE)
+else ifeq ($(TARGET_OS),windows)
+# The DLL beside programs (bin/), its import library in lib/.
+SHARED_FILE := rocksfilter.dll
+SONAME :=
+SHARED_BUILT := rocksfilter.dll
+SHARED_INSTALLED = $(BINDIR)/$(SHARED_FILE) $(LIBDIR)/librocksfilter.dll.a
+else
+$(error TARGET_OS=$(TARGET_OS): use linux, darwin or windows)
+endif
 # What a program linking librocksfilter.a also needs: the list that
 # `cargo rustc --release --lib --crate-type staticlib -- --print native-static-libs`
 # prints (the Rust standard library's; no dependency adds any). install-test
 # checks it against rustc and links with nothing else (-nodefaultlibs).
-NATIVE_STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+NATIVE_STATIC_LIBS ?= -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 empty :=
 space := $(empty) $(empty)
 NATIVE_STATIC_LIBS_CMAKE := $(subst $(space),;,$(patsubst -l%,%,$(NATIVE_STATIC_LIBS)))
 
 # Every file `make install` writes (under $(DESTDIR)); `make uninstall`
 # removes exactly these, and install-test checks the list is complete.
-INSTALLED_FILES = $(BINDIR)/rocksfilter \
+INSTALLED_FILES = $(if $(filter 1,$(INSTALL_CLI)),$(BINDIR)/rocksfilter) \
   $(INCLUDEDIR)/rocksfilter.h $(INCLUDEDIR)/rocksfilter.hpp \
-  $(LIBDIR)/$(SHARED_FILE) $(LIBDIR)/$(SONAME) $(LIBDIR)/librocksfilter.so $(LIBDIR)/librocksfilter.a \
+  $(SHARED_INSTALLED) $(LIBDIR)/librocksfilter.a \
   $(PKGCONFIGDIR)/rocksfilter.pc $(PKGCONFIGDIR)/rocksfilter-static.pc \
   $(CMAKEDIR)/rocksfilterConfig.cmake $(CMAKEDIR)/rocksfilterConfigVersion.cmake \
   $(CMAKEDIR)/rocksfilterTargets.cmake
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module package-test
+.PHONY: dist cross-test
 .PHONY: header build test test-all readme-test prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background family-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
@@ -165,30 +192,45 @@ java-test: build
 # and a relocatable CMake package (find_package(rocksfilter CONFIG)) under
 # $(PREFIX); DESTDIR is honoured. `make uninstall` with the same variables
 # removes exactly these files.
-install: build
-	@test -f target/release/librocksfilter.so -a -f target/release/librocksfilter.a -a -f target/release/rocksfilter \
-	  || { echo "install: target/release is missing the libraries or the CLI: run 'cargo build --release --locked'"; exit 1; }
+install: $(if $(filter target/release,$(LIB_SRC)),build)
+	@for f in $(SHARED_BUILT) librocksfilter.a $(if $(filter windows,$(TARGET_OS)),librocksfilter.dll.a) $(if $(filter 1,$(INSTALL_CLI)),rocksfilter); do \
+	  test -f $(LIB_SRC)/$$f || { echo "install: $(LIB_SRC)/$$f is missing: run 'cargo build --release --locked'"; exit 1; }; done
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
-	install -m 755 target/release/rocksfilter $(DESTDIR)$(BINDIR)/rocksfilter
+	$(if $(filter 1,$(INSTALL_CLI)),install -m 755 $(LIB_SRC)/rocksfilter $(DESTDIR)$(BINDIR)/rocksfilter)
 	install -m 644 include/rocksfilter.h include/rocksfilter.hpp $(DESTDIR)$(INCLUDEDIR)/
-	install -m 755 target/release/librocksfilter.so $(DESTDIR)$(LIBDIR)/$(SHARED_FILE)
+ifeq ($(TARGET_OS),linux)
+	install -m 755 $(LIB_SRC)/librocksfilter.so $(DESTDIR)$(LIBDIR)/$(SHARED_FILE)
 	ln -sf $(SHARED_FILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librocksfilter.so
-	install -m 644 target/release/librocksfilter.a $(DESTDIR)$(LIBDIR)/librocksfilter.a
+else ifeq ($(TARGET_OS),darwin)
+	install -m 755 $(LIB_SRC)/librocksfilter.dylib $(DESTDIR)$(LIBDIR)/$(SHARED_FILE)
+else
+	install -m 755 $(LIB_SRC)/rocksfilter.dll $(DESTDIR)$(BINDIR)/$(SHARED_FILE)
+	install -m 644 $(LIB_SRC)/librocksfilter.dll.a $(DESTDIR)$(LIBDIR)/librocksfilter.dll.a
+endif
+	install -m 644 $(LIB_SRC)/librocksfilter.a $(DESTDIR)$(LIBDIR)/librocksfilter.a
 	@set -e; \
+	rel() { realpath -m -s --relative-to="$$1" "$$2"; }; \
+	under() { case "$$2/" in "$$1"/*) echo "\$${prefix}/$$(rel "$$1" "$$2")";; *) echo "$$2";; esac; }; \
 	subst="-e s|@PREFIX@|$(PREFIX)|g -e s|@LIBDIR@|$(LIBDIR)|g -e s|@INCLUDEDIR@|$(INCLUDEDIR)|g \
+	  -e s|@PC_LIBDIR@|$$(under $(PREFIX) $(LIBDIR))|g -e s|@PC_INCLUDEDIR@|$$(under $(PREFIX) $(INCLUDEDIR))|g \
 	  -e s|@VERSION@|$(VERSION)|g -e s|@MAJOR@|$(MAJOR)|g -e s|@MINOR@|$(MINOR)|g \
 	  -e s|@SHARED_FILE@|$(SHARED_FILE)|g -e s|@SONAME@|$(SONAME)|g"; \
-	rel() { realpath -m -s --relative-to="$$1" "$$2"; }; \
-	ptr=$$(rustc --print cfg | sed -n 's/^target_pointer_width="\(.*\)"/\1/p'); \
+	if [ $(TARGET_OS) = windows ]; then \
+	  shared_path=$$(rel $(LIBDIR) $(BINDIR))/$(SHARED_FILE); only="-e /@SONAME@/d"; \
+	else \
+	  shared_path=$(SHARED_FILE); only="-e /@IMPLIB@/d"; \
+	fi; \
+	ptr=$$(rustc --print cfg $(if $(RUST_TARGET),--target $(RUST_TARGET)) | sed -n 's/^target_pointer_width="\(.*\)"/\1/p'); \
 	for pc in rocksfilter rocksfilter-static; do \
 	  sed $$subst -e 's|@NATIVE_STATIC_LIBS@|$(NATIVE_STATIC_LIBS)|g' scripts/$$pc.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$$pc.pc; \
 	  echo "wrote $(DESTDIR)$(PKGCONFIGDIR)/$$pc.pc"; \
 	done; \
 	for f in rocksfilterConfig rocksfilterConfigVersion rocksfilterTargets; do \
-	  sed $$subst -e "s|@CMAKEDIR_TO_PREFIX@|$$(rel $(CMAKEDIR) $(PREFIX))|g" \
+	  sed $$only $$subst -e "s|@CMAKEDIR_TO_PREFIX@|$$(rel $(CMAKEDIR) $(PREFIX))|g" \
 	    -e "s|@PREFIX_TO_LIBDIR@|$$(rel $(PREFIX) $(LIBDIR))|g" \
 	    -e "s|@PREFIX_TO_INCLUDEDIR@|$$(rel $(PREFIX) $(INCLUDEDIR))|g" \
+	    -e "s|@SHARED_PATH@|$$shared_path|g" -e "s|@IMPLIB@|librocksfilter.dll.a|g" \
 	    -e "s|@SIZEOF_VOID_P@|$$(( $${ptr:-64} / 8 ))|g" \
 	    -e 's|@NATIVE_STATIC_LIBS_CMAKE@|$(NATIVE_STATIC_LIBS_CMAKE)|g' \
 	    cmake/$$f.cmake.in > $(DESTDIR)$(CMAKEDIR)/$$f.cmake; \
@@ -265,6 +307,24 @@ readme-check:
 # bindings/go/README.md, "Without a checkout".
 go-module: build
 	bindings/go/make-module.sh "$(DEST)"
+
+# Every platform's libraries from this one machine, into dist/: a C archive
+# per platform (make install's layout), the jar with all eight natives, the
+# Go module with five static libraries; then checks them (format, machine,
+# GLIBC_2.17 floor, exports). See scripts/dist.sh. Installs its toolchains
+# first when run as root (cargo-zigbuild and ziglang from PyPI, rustup
+# targets, mingw-w64, llvm).
+dist:
+	scripts/prereqs.sh --dist
+	scripts/dist.sh
+
+# The tests on the platforms this machine emulates: Rust and C API tests
+# under qemu-user (aarch64, s390x), under wine (Windows) and natively for
+# musl; the Go suite for arm64 under qemu; the dist linux-aarch64 archive
+# linked into a C program. Needs `make dist` first. See scripts/cross-test.sh.
+cross-test:
+	scripts/prereqs.sh --cross
+	scripts/cross-test.sh
 
 demo:
 	$(CARGO) run --release --locked -- demo

@@ -15,8 +15,14 @@ fn main() {
     let v = |k: &str| std::env::var(k).expect("cargo version variables");
     let (major, minor) = (v("CARGO_PKG_VERSION_MAJOR"), v("CARGO_PKG_VERSION_MINOR"));
     let soname = if major == "0" { format!("librocksfilter.so.0.{minor}") } else { format!("librocksfilter.so.{major}") };
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
+    match std::env::var("CARGO_CFG_TARGET_OS").as_deref() {
+        Ok("linux") => println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}"),
+        // macOS records a dylib's install name in every program linked
+        // against it; the linker's default is the build path
+        // (target/.../deps/librocksfilter.dylib), which exists nowhere else.
+        // @rpath lets the program's own rpath (CMake sets it) find the file.
+        Ok("macos") => println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/librocksfilter.dylib"),
+        _ => {}
     }
 }
 
