@@ -11,14 +11,31 @@
 #   --go     also check the Go binding's needs (go 1.21+)
 #   --java   also check the Java binding's (JDK 22+, Maven, JDK 17 for the
 #            "needs JDK 22" check)
+#   --dist   also what `make dist` builds with: the Rust targets of every
+#            platform (rustup), cargo-zigbuild and ziglang (PyPI, pinned
+#            below), mingw-w64, llvm's binutils (strip, nm, objdump for
+#            every format), Maven
+#   --cross  also what `make cross-test` runs with: Debian's aarch64 and
+#            s390x cross compilers and libraries, qemu-user, wine64,
+#            musl-tools
 set -euo pipefail
+
+# The PyPI packages `make dist` links with (zig's linker and glibc 2.17's
+# symbol lists; cargo-zigbuild drives it from cargo).
+ZIGLANG_VERSION=0.17.1
+CARGO_ZIGBUILD_VERSION=0.24.1
+DIST_TARGETS="x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu s390x-unknown-linux-gnu x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-pc-windows-gnu x86_64-apple-darwin aarch64-apple-darwin"
 
 want_go=0
 want_java=0
+want_dist=0
+want_cross=0
 for a in "$@"; do
   case "$a" in
     --go) want_go=1 ;;
     --java) want_java=1 ;;
+    --dist) want_dist=1 ;;
+    --cross) want_cross=1 ;;
     *) echo "prereqs.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -51,6 +68,23 @@ if [ ! -f /usr/include/rocksdb/c.h ] || [ $rocksdb_lib = 0 ]; then
   need_pkg librocksdb-dev
 fi
 
+if [ $want_dist = 1 ] || [ $want_cross = 1 ]; then
+  have x86_64-w64-mingw32-gcc || need_pkg gcc-mingw-w64-x86-64
+  have llvm-objcopy && have llvm-nm && have llvm-objdump && have llvm-readelf || need_pkg llvm
+  have file || need_pkg file
+  have unzip || need_pkg unzip
+  have mvn || need_pkg maven
+fi
+if [ $want_cross = 1 ]; then
+  have aarch64-linux-gnu-gcc || need_pkg gcc-aarch64-linux-gnu
+  have s390x-linux-gnu-gcc || need_pkg gcc-s390x-linux-gnu
+  [ -d /usr/aarch64-linux-gnu/lib ] || need_pkg libc6-dev-arm64-cross
+  [ -d /usr/s390x-linux-gnu/lib ] || need_pkg libc6-dev-s390x-cross
+  have qemu-aarch64 && have qemu-s390x || need_pkg qemu-user
+  have wine64 || have wine || need_pkg wine64
+  have musl-gcc || need_pkg musl-tools
+fi
+
 # --- toolchains no Debian package here provides in the version needed
 have cargo || problems+=("cargo (Rust) not found: install Rust (rustup)")
 if [ $want_go = 1 ]; then
@@ -79,6 +113,27 @@ if [ ${#missing_pkgs[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+if [ $want_dist = 1 ] || [ $want_cross = 1 ]; then
+  if have rustup; then
+    installed=$(rustup target list --installed)
+    for t in $DIST_TARGETS; do
+      if ! grep -qx "$t" <<<"$installed"; then
+        echo "prereqs: rustup target add $t"
+        rustup target add "$t" >/dev/null 2>&1 || problems+=("rustup target add $t failed")
+      fi
+    done
+  else
+    problems+=("rustup not found: make dist adds Rust targets with it")
+  fi
+fi
+if [ $want_dist = 1 ] && ! { have cargo-zigbuild && python3 -m ziglang version >/dev/null 2>&1; }; then
+  echo "prereqs: pip install ziglang==$ZIGLANG_VERSION cargo-zigbuild==$CARGO_ZIGBUILD_VERSION"
+  python3 -m pip install -q --disable-pip-version-check "ziglang==$ZIGLANG_VERSION" \
+    "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION" >/dev/null 2>&1 \
+    || problems+=("pip install ziglang==$ZIGLANG_VERSION cargo-zigbuild==$CARGO_ZIGBUILD_VERSION failed")
+  have cargo-zigbuild || problems+=("cargo-zigbuild is not on PATH after pip install (pip's scripts directory?)")
+fi
+
 if [ ${#problems[@]} -gt 0 ]; then
   printf 'prereqs: %s\n' "${problems[@]}" >&2
   exit 1
