@@ -17,8 +17,9 @@
 //! freed extents merge with their free neighbours, and a chunk that
 //! becomes wholly free is returned to the system, except one kept for the
 //! next open (so that opening and closing one handle in a loop does not
-//! map and unmap 32 MiB each time). Chunks are anonymous mappings (`mmap`:
-//! zero pages that cost nothing until written; not `alloc_zeroed`, which
+//! map and unmap 32 MiB each time). Chunks are anonymous mappings (`mmap`,
+//! `VirtualAlloc` on Windows: zero pages that cost nothing until written;
+//! not `alloc_zeroed`, which
 //! for a page-aligned layout memsets all 32 MiB), so every byte of a
 //! buffer is initialised memory, possibly a previous buffer's.
 //! Buffers below 64 KiB come from `malloc`'s heap anyway; from 4 MiB on,
@@ -58,6 +59,22 @@ unsafe impl Send for Pool {}
 
 static POOL: Mutex<Pool> = Mutex::new(Pool { chunks: Vec::new(), spare: None });
 
+/// The two kernel32 calls a chunk needs on Windows (kernel32 is linked by
+/// every Rust program there; the libc crate does not declare these).
+#[cfg(all(windows, not(miri)))]
+mod win {
+    use std::ffi::c_void;
+    pub(super) const MEM_COMMIT: u32 = 0x1000;
+    pub(super) const MEM_RESERVE: u32 = 0x2000;
+    pub(super) const MEM_RELEASE: u32 = 0x8000;
+    pub(super) const PAGE_READWRITE: u32 = 0x04;
+    #[link(name = "kernel32")]
+    extern "system" {
+        pub(super) fn VirtualAlloc(address: *mut c_void, size: usize, kind: u32, protect: u32) -> *mut c_void;
+        pub(super) fn VirtualFree(address: *mut c_void, size: usize, kind: u32) -> i32;
+    }
+}
+
 /// A new zeroed chunk of CHUNK bytes.
 fn map_chunk() -> Option<NonNull<u8>> {
     #[cfg(all(unix, not(miri)))]
@@ -79,7 +96,17 @@ fn map_chunk() -> Option<NonNull<u8>> {
         }
         NonNull::new(p.cast())
     }
-    #[cfg(not(all(unix, not(miri))))]
+    #[cfg(all(windows, not(miri)))]
+    {
+        // SAFETY: reserves and commits CHUNK bytes of zero pages at an
+        // address the system picks (as mmap above: no page costs memory
+        // until written); it aliases nothing.
+        let p = unsafe {
+            win::VirtualAlloc(std::ptr::null_mut(), CHUNK, win::MEM_RESERVE | win::MEM_COMMIT, win::PAGE_READWRITE)
+        };
+        NonNull::new(p.cast())
+    }
+    #[cfg(not(any(all(unix, not(miri)), all(windows, not(miri)))))]
     {
         // SAFETY: the layout has a non-zero size.
         NonNull::new(unsafe { std::alloc::alloc_zeroed(chunk_layout()) })
@@ -93,14 +120,20 @@ fn unmap_chunk(base: NonNull<u8>) {
     unsafe {
         libc::munmap(base.as_ptr().cast(), CHUNK);
     }
-    #[cfg(not(all(unix, not(miri))))]
+    #[cfg(all(windows, not(miri)))]
+    // SAFETY: base is the start of a region map_chunk reserved, unused now;
+    // MEM_RELEASE takes size 0 and frees the whole reservation.
+    unsafe {
+        win::VirtualFree(base.as_ptr().cast(), 0, win::MEM_RELEASE);
+    }
+    #[cfg(not(any(all(unix, not(miri)), all(windows, not(miri)))))]
     // SAFETY: the chunk came from alloc_zeroed with this layout.
     unsafe {
         std::alloc::dealloc(base.as_ptr(), chunk_layout())
     }
 }
 
-#[cfg(not(all(unix, not(miri))))]
+#[cfg(not(any(all(unix, not(miri)), all(windows, not(miri)))))]
 fn chunk_layout() -> std::alloc::Layout {
     std::alloc::Layout::from_size_align(CHUNK, PAGE).expect("chunk layout")
 }

@@ -377,7 +377,7 @@ impl Sst<'static> {
         if options.mmap && options.cache.is_some() {
             return Err(Error::invalid("a cache and a memory-mapped file exclude each other: a mapping's pages are the page cache's, not the filter cache's"));
         }
-        let file = std::fs::File::open(path).map_err(io)?;
+        let file = source::open_file(path).map_err(io)?;
         let named = |e: Error| Error::new(e.kind(), format!("{}: {}", path.display(), e.message()));
         if !options.mmap {
             let kept = match options.cache {

@@ -52,7 +52,7 @@ impl Kept {
                 let f = match file {
                     Some(f) => f,
                     None => file.insert(pool.get(id, || {
-                        let f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                        let f = super::source::open_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
                         let m = f.metadata().map_err(|e| format!("{}: {e}", path.display()))?;
                         if m.len() != *len || identity(&m) != *id0 {
                             return Err(format!(

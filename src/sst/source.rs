@@ -34,6 +34,27 @@ pub trait Source {
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()>;
 }
 
+/// Opens `path` for the reader's positional reads. On Windows the file is
+/// shared for reading, writing and deleting, as POSIX files always are: an
+/// engine must stay able to delete or replace an SST file (a compaction's
+/// input) while a handle keeps it open, as RocksDB's own Windows
+/// environment opens them (`FILE_SHARE_READ | FILE_SHARE_WRITE |
+/// FILE_SHARE_DELETE`). Without it, deleting or renaming over the file
+/// fails with "Access denied".
+pub(crate) fn open_file(path: &std::path::Path) -> io::Result<std::fs::File> {
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        // FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE.
+        const SHARE_ALL: u32 = 0x1 | 0x2 | 0x4;
+        std::fs::OpenOptions::new().read(true).share_mode(SHARE_ALL).open(path)
+    }
+    #[cfg(not(windows))]
+    {
+        std::fs::File::open(path)
+    }
+}
+
 #[cfg(unix)]
 impl Source for std::fs::File {
     fn size(&self) -> io::Result<u64> {
