@@ -304,6 +304,21 @@ fn release_runs_exactly_once_whatever_the_open_does() {
     unsafe { rocksfilter_cache_free(cache) };
 }
 
+/// Whether `r`, renaming over or deleting a file a handle keeps open, is
+/// Windows refusing it: the library opens files sharing delete access
+/// (`source::open_file`), but Wine (where these tests run for Windows)
+/// refuses both anyway. Anything else must have succeeded.
+fn refused_by_windows(r: std::io::Result<()>, what: &str) -> bool {
+    match r {
+        Ok(()) => false,
+        Err(e) if cfg!(windows) && e.kind() == std::io::ErrorKind::PermissionDenied => {
+            println!("{what}: the file system refused it under an open handle ({e}); case skipped");
+            true
+        }
+        Err(e) => panic!("{what}: {e}"),
+    }
+}
+
 #[test]
 fn files_truncated_replaced_rewritten_or_deleted_under_cached_handles() {
     let d = dir();
@@ -332,7 +347,9 @@ fn files_truncated_replaced_rewritten_or_deleted_under_cached_handles() {
                     let mut garbled = file.clone();
                     garbled[..file.len() - 200].iter_mut().for_each(|b| *b = !*b);
                     std::fs::write(&other, &garbled).unwrap();
-                    std::fs::rename(&other, &path).unwrap();
+                    if refused_by_windows(std::fs::rename(&other, &path), &what) {
+                        continue;
+                    }
                 }
                 "rewritten" => {
                     // Same inode and length, different bytes: checksums catch it.
@@ -340,7 +357,11 @@ fn files_truncated_replaced_rewritten_or_deleted_under_cached_handles() {
                     garbled[..file.len() - 200].iter_mut().for_each(|b| *b ^= 0x55);
                     std::fs::write(&path, &garbled).unwrap();
                 }
-                _ => std::fs::remove_file(&path).unwrap(),
+                _ => {
+                    if refused_by_windows(std::fs::remove_file(&path), &what) {
+                        continue;
+                    }
+                }
             }
             let (single, batch) = answers(&sst, &p);
             let case = format!("{what}, {open_files} open files");
@@ -351,6 +372,10 @@ fn files_truncated_replaced_rewritten_or_deleted_under_cached_handles() {
             let s = cache.stats();
             match (what, open_files) {
                 ("rewritten", _) => assert!(s.bad_blocks > 0 && s.read_errors == 0, "{case}: {s:?}"),
+                // Windows gives no file identity to compare (std has no
+                // stable file index): a file of the same length renamed
+                // over it is read, and its checksums fail instead.
+                ("replaced", 0) if cfg!(windows) => assert!(s.bad_blocks + s.read_errors > 0, "{case}: {s:?}"),
                 // The file kept open is the one opened: the old answers.
                 ("replaced" | "deleted", n) if n > 0 => {
                     assert_eq!(single, want, "{case}");

@@ -12,6 +12,9 @@
 //! whole process's bytes (run in parallel, one test's handles used to land
 //! in the other's count: 101,971 bytes per handle instead of 1,729).
 
+// glibc's mmap threshold and /proc/self/maps are what this test counts.
+#![cfg(target_os = "linux")]
+
 #[path = "support/craft.rs"]
 mod craft;
 

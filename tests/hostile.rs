@@ -429,13 +429,16 @@ fn crafted_files_answer_as_rocksdb_does() {
             )),
         }
         // RocksDB itself may crash on a hostile file (it trusts checksummed
-        // metadata): that is a file it does not read.
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = out.status.signal() {
-            t.rocksdb_refused += 1;
-            t.rocksdb_crashed += 1;
-            let _ = sig;
-            continue;
+        // metadata): that is a file it does not read. (judge78 runs where
+        // librocksdb-dev does: on Unix.)
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::ExitStatusExt;
+            if out.status.signal().is_some() {
+                t.rocksdb_refused += 1;
+                t.rocksdb_crashed += 1;
+                continue;
+            }
         }
         assert!(out.status.success(), "judge78 failed on {}: {}", case.class, String::from_utf8_lossy(&out.stderr));
         let verdict = String::from_utf8(out.stdout).unwrap();

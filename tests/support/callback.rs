@@ -6,11 +6,13 @@
 #![allow(dead_code)]
 
 use std::ffi::{c_int, c_void, CStr};
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::ptr::{null_mut, NonNull};
 
 use rocksfilter::internal_ffi::*;
+// Positional reads of a File on every platform (pread, or seek_read on
+// Windows).
+use rocksfilter::sst::Source;
 
 /// What the callback reads from, and what it saw.
 pub struct Ctx<'a> {
@@ -91,7 +93,7 @@ pub fn open_bytes(bytes: &[u8]) -> Result<CallbackSst, (u32, String)> {
 pub fn open_path(path: &Path) -> Result<CallbackSst, (u32, String)> {
     let file = std::fs::File::open(path).map_err(|e| (ROCKSFILTER_IO_ERROR, e.to_string()))?;
     let size = file.metadata().unwrap().len();
-    let read = |off: u64, dst: &mut [u8]| match file.read_exact_at(dst, off) {
+    let read = |off: u64, dst: &mut [u8]| match Source::read_exact_at(&file, off, dst) {
         Ok(()) => 0,
         Err(e) => e.raw_os_error().unwrap_or(-1),
     };
