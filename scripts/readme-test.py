@@ -56,6 +56,8 @@ SKIP = {
     "make test": "the test command itself, which runs this test (readme-test is one of its suites);"
                  " .ci/run runs every suite of it through make test-all",
     "make test-all": "make test plus the version matrix, this test included; .ci/run runs it",
+    "make dist\nmake cross-test": "every platform's build (about 8 minutes) and the emulated tests;"
+                                  " .ci/run runs both as its own steps, after make test-all",
 }
 
 # What the repository-root blocks write into the root (removed afterwards).
