@@ -32,14 +32,15 @@ cd "$here"
 mvn -B -ntp -Drocksfilter.native="$lib" "$@" install
 "$here/consumer/run.sh" --no-install
 
-# The JNI backend (the jar's base classes: src/main/jni, src/jni.rs) runs the same suite: every test
-# but the FFM-only ones (java.lang.foreign in their API, or the FFM backend's internals), compiled by
-# JDK 17's javac against the installed jar, run by the JUnit console launcher on JDK 17 and on JDK 25
-# (there with -Djdk.util.jar.enableMultiRelease=false, so that the JVM reads the jar's base classes).
+# The JNI backend (JniBackend over src/jni.rs, picked where the jar's base classes are all the JVM
+# reads) runs the same suite: every test but the FFM-only ones (Segments, the FFM backend's
+# internals, or the Maven build's class directories), compiled by JDK 17's javac against the
+# installed jar, run by the JUnit console launcher on JDK 17 and on JDK 25 (there with
+# -Djdk.util.jar.enableMultiRelease=false, so that the JVM reads only the jar's base classes).
 # BackendTest checks, in each run, which backend answered.
 old_java_home="${ROCKSFILTER_OLD_JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}"
 "$old_java_home/bin/java" -version >/dev/null 2>&1 || { echo "run-tests.sh: no JDK 17 at $old_java_home (set ROCKSFILTER_OLD_JAVA_HOME)" >&2; exit 1; }
-ffm_only=(FfmFilterTest FfmSstTest JniBackendTest JniApiTest StructLayoutTest BenchSupport MicroBenchmark)
+ffm_only=(FfmFilterTest FfmSstTest JniBackendTest BaseApiTest StructLayoutTest BenchSupport MicroBenchmark)
 jni="$here/target/jni-suite"
 rm -rf "$jni" && mkdir -p "$jni/classes"
 jar="$here/target/rocksfilter-0.1.0-SNAPSHOT.jar"

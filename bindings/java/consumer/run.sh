@@ -3,7 +3,7 @@
 # against it and runs it the ways bindings/java/README.md documents: no -D flag, no
 # LD_LIBRARY_PATH, no restricted-method warning, on JDK 25 (the FFM backend) and on JDK 17 (the JNI
 # backend). Also checks the build-time message of JDK 17 and the jar's contents (the native
-# library, both backends' classes, META-INF/LICENSE).
+# library, both backends' classes, the public classes only in the base, META-INF/LICENSE).
 # Usage: bindings/java/consumer/run.sh [--no-install]   (--no-install: the jar is already installed)
 set -euo pipefail
 
@@ -52,10 +52,13 @@ mkdir "$tmp/jar"
 (cd "$tmp/jar" && jar xf "$jar" META-INF/MANIFEST.MF META-INF/LICENSE native/linux-x86_64/librocksfilter.so)
 manifest="$(tr -d '\r' <"$tmp/jar/META-INF/MANIFEST.MF")"
 for entry in native/linux-x86_64/librocksfilter.so native/platforms.txt META-INF/LICENSE META-INF/versions/22/module-info.class \
-             META-INF/versions/22/io/github/rocksfilter/Native.class io/github/rocksfilter/JniNative.class \
-             io/github/rocksfilter/Sst.class; do
+             META-INF/versions/22/io/github/rocksfilter/FfmBackend.class META-INF/versions/22/io/github/rocksfilter/Segments.class \
+             io/github/rocksfilter/JniNative.class io/github/rocksfilter/Sst.class; do
   check "jar holds $entry" "$listing" has "$listing" "$entry"
 done
+# The public API exists once, in the base: versions/22 adds the FFM backend and Segments only.
+check "jar: no public class of the base again in META-INF/versions/22/" "$listing" \
+  lacks "$listing" '^META-INF/versions/22/io/github/rocksfilter/(Cache|Filter|FilterBuilder|RocksFilter|Sst|SstFilter)\.class$'
 for line in "Multi-Release: true" "Enable-Native-Access: ALL-UNNAMED" "Main-Class: io.github.rocksfilter.RocksFilter"; do
   check "manifest: $line" "$manifest" line_in "$manifest" "$line"
 done

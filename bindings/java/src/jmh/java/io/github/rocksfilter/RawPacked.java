@@ -10,8 +10,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -22,9 +20,8 @@ import java.nio.file.Path;
  * the same key arenas as {@code arena} ({@code mayMatchPacked}), so that "arena / C packed" compares
  * the binding with the C call it makes, not two processes' caches and heaps.
  *
- * <p>It works with either backend's classes on the classpath: the handle is read from the owner's
- * {@code ref} (the FFM classes' {@code NativeRef}, a {@code MemorySegment}; the JNI classes'
- * {@code JniRef}, an address as a {@code long}), and the downcall is its own, bound to the library
+ * <p>It works with either backend: the handle is the owner's ({@code handle()}, the C pointer both
+ * backends hold), and the downcall is its own, bound to the library
  * {@code -Drocksfilter.library.path} names (the one either backend loaded: the dynamic linker
  * gives the same copy), or else to the libraries this class loader loaded.
  */
@@ -33,25 +30,19 @@ public final class RawPacked {
     private final MethodHandle packed;
     private final long[] err = new long[1];
 
-    private RawPacked(Object owner, MethodHandle packed) throws ReflectiveOperationException {
-        Field f = owner.getClass().getDeclaredField("ref");
-        f.setAccessible(true);
-        Object ref = f.get(owner);
-        Method get = ref.getClass().getDeclaredMethod("get");
-        get.setAccessible(true);
-        Object h = get.invoke(ref);
-        this.handle = h instanceof MemorySegment s ? s : MemorySegment.ofAddress((Long) h);
+    private RawPacked(long handle, MethodHandle packed) {
+        this.handle = MemorySegment.ofAddress(handle);
         this.packed = packed;
     }
 
     /** The raw call on {@code filter}'s handle (which must stay open while this is used). */
-    public static RawPacked of(Filter filter) throws ReflectiveOperationException {
-        return new RawPacked(filter, Calls.FILTER);
+    public static RawPacked of(Filter filter) {
+        return new RawPacked(filter.handle(), Calls.FILTER);
     }
 
     /** The raw call on {@code sst}'s handle (which must stay open while this is used). */
-    public static RawPacked of(Sst sst) throws ReflectiveOperationException {
-        return new RawPacked(sst, Calls.SST);
+    public static RawPacked of(Sst sst) {
+        return new RawPacked(sst.handle(), Calls.SST);
     }
 
     /**

@@ -1,10 +1,8 @@
 package io.github.rocksfilter;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
+import java.util.function.LongConsumer;
 
 /**
  * A cache of filter blocks with a byte budget, shared by the SST handles opened with it
@@ -24,6 +22,8 @@ import java.lang.ref.Reference;
  * leaked cache is freed by a {@link Cleaner}.
  */
 public final class Cache implements AutoCloseable {
+    private static final LongConsumer FREE = Backends.BACKEND::cacheFree;
+
     private final NativeRef ref;
     private final Cleaner.Cleanable cleanable;
     private final long capacity;
@@ -62,25 +62,14 @@ public final class Cache implements AutoCloseable {
         if (capacityBytes < 0) {
             throw new IllegalArgumentException("capacityBytes is " + capacityBytes + ": a capacity cannot be negative");
         }
-        MemorySegment handle;
-        try {
-            handle = maxOpenFiles < 0
-                    ? (MemorySegment) Native.CACHE_NEW.invokeExact(capacityBytes)
-                    : (MemorySegment) Native.CACHE_NEW_WITH_OPEN_FILES.invokeExact(capacityBytes, maxOpenFiles);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
-        if (MemorySegment.NULL.equals(handle)) {
-            throw new RocksFilterException(Status.INTERNAL,
-                    "internal error: rocksfilter_cache_new(" + capacityBytes + ") returned NULL");
-        }
+        long handle = Backends.BACKEND.cacheNew(capacityBytes, maxOpenFiles);
         this.capacity = capacityBytes;
-        this.ref = new NativeRef(handle, Native.CACHE_FREE, "Cache");
+        this.ref = new NativeRef(handle, FREE, "Cache");
         this.cleanable = NativeRef.CLEANER.register(this, ref);
     }
 
     /** The native handle, for an open (which takes its own reference). @throws IllegalStateException once closed */
-    MemorySegment handle() {
+    long handle() {
         return ref.get();
     }
 
@@ -92,11 +81,8 @@ public final class Cache implements AutoCloseable {
 
     /** Bytes held now (blocks and their entries); at most {@link #capacity()}. @throws IllegalStateException once closed */
     public long bytesHeld() {
-        MemorySegment c = ref.get();
         try {
-            return (long) Native.CACHE_BYTES_HELD.invokeExact(c);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Backends.BACKEND.cacheBytesHeld(ref.get());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -104,40 +90,12 @@ public final class Cache implements AutoCloseable {
 
     /** The occupancy and counters ({@code rocksfilter_cache_get_stats}). @throws IllegalStateException once closed */
     public CacheStats stats() {
-        MemorySegment c = ref.get();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment st = arena.allocate(Native.CACHE_STATS);
-            STRUCT_SIZE.set(st, 0L, (int) Native.CACHE_STATS.byteSize());
-            MemorySegment err = Native.errSlot(arena);
-            Native.check((int) Native.CACHE_GET_STATS.invokeExact(c, st, err), err);
-            // Fields past the struct_size the library reports filled stay 0.
-            long[] v = new long[FIELDS.length];
-            for (int i = 0; i < v.length; i++) {
-                v[i] = (long) FIELDS[i].get(st, 0L);
-            }
-            return CacheStats.of(v);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+        try {
+            return Backends.BACKEND.cacheStats(ref.get());
         } finally {
             Reference.reachabilityFence(this);
         }
     }
-
-    private static final VarHandle STRUCT_SIZE = Native.member(Native.CACHE_STATS, "struct_size");
-    private static final VarHandle[] FIELDS = {
-        Native.member(Native.CACHE_STATS, "capacity"),
-        Native.member(Native.CACHE_STATS, "bytes_held"),
-        Native.member(Native.CACHE_STATS, "entries"),
-        Native.member(Native.CACHE_STATS, "hits"),
-        Native.member(Native.CACHE_STATS, "misses"),
-        Native.member(Native.CACHE_STATS, "reads"),
-        Native.member(Native.CACHE_STATS, "bytes_read"),
-        Native.member(Native.CACHE_STATS, "read_errors"),
-        Native.member(Native.CACHE_STATS, "bad_blocks"),
-        Native.member(Native.CACHE_STATS, "evictions"),
-        Native.member(Native.CACHE_STATS, "uncached"),
-        Native.member(Native.CACHE_STATS, "open_files"),
-    };
 
     /** Whether {@link #close()} has run. */
     public boolean isClosed() {

@@ -1,16 +1,10 @@
 package io.github.rocksfilter;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.util.Objects;
-
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import java.util.function.LongConsumer;
 
 /**
  * Builds a RocksDB filter block byte for byte as RocksDB writes it ({@code rocksfilter_builder}).
@@ -22,12 +16,16 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * }
  * }</pre>
  *
+ * <p>On JDK 22+, {@code Segments.add(FilterBuilder, MemorySegment)} adds a key held in a segment.
+ *
  * <p><b>Threads:</b> a builder is not thread-safe: use it from one thread at a time (it may be
  * handed between threads with the usual happens-before, e.g. through an executor).
  * {@link #close()} is idempotent and safe to call from any thread, but must not race with another
  * method running on the same builder. A leaked builder is freed by a {@link Cleaner}.
  */
 public final class FilterBuilder implements AutoCloseable {
+    private static final LongConsumer FREE = Backends.BACKEND::builderFree;
+
     private final NativeRef ref;
     private final Cleaner.Cleanable cleanable;
     private final Policy policy;
@@ -42,7 +40,7 @@ public final class FilterBuilder implements AutoCloseable {
      * @throws RocksFilterException with {@link Status#INVALID_ARGUMENT} for unusable bits per key
      */
     public FilterBuilder(Policy policy, double bitsPerKey) {
-        this(Objects.requireNonNull(policy, "policy"), create(policy, bitsPerKey));
+        this(Objects.requireNonNull(policy, "policy"), Backends.BACKEND.builderNew(policy.code(), bitsPerKey));
     }
 
     /**
@@ -54,52 +52,14 @@ public final class FilterBuilder implements AutoCloseable {
      *                              refuses (the message says which)
      */
     public FilterBuilder(BuilderOptions options) {
-        this(Objects.requireNonNull(options, "options").policy(), create(options));
+        this(Objects.requireNonNull(options, "options").policy(), Backends.BACKEND.builderNew(options));
     }
 
-    private FilterBuilder(Policy policy, MemorySegment handle) {
+    private FilterBuilder(Policy policy, long handle) {
         this.policy = policy;
-        this.ref = new NativeRef(handle, Native.BUILDER_FREE, "FilterBuilder");
+        this.ref = new NativeRef(handle, FREE, "FilterBuilder");
         this.cleanable = NativeRef.CLEANER.register(this, ref);
     }
-
-    private static MemorySegment create(Policy policy, double bitsPerKey) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(ADDRESS);
-            MemorySegment err = Native.errSlot(arena);
-            int st = (int) Native.BUILDER_NEW.invokeExact(policy.code(), bitsPerKey, out, err);
-            Native.check(st, err);
-            return out.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
-    }
-
-    private static MemorySegment create(BuilderOptions o) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment s = arena.allocate(Native.BUILDER_OPTIONS); // zeroed
-            OPT_STRUCT_SIZE.set(s, 0L, (int) Native.BUILDER_OPTIONS.byteSize());
-            OPT_POLICY.set(s, 0L, o.policy().code());
-            OPT_BITS_PER_KEY.set(s, 0L, o.bitsPerKey());
-            OPT_FP_RATE.set(s, 0L, o.fpRate());
-            OPT_MAX_BYTES.set(s, 0L, o.maxBytes());
-            OPT_RIBBON_FAILURE.set(s, 0L, o.ribbonFailureOneIn());
-            MemorySegment out = arena.allocate(ADDRESS);
-            MemorySegment err = Native.errSlot(arena);
-            int st = (int) Native.BUILDER_NEW_WITH_OPTIONS.invokeExact(s, out, err);
-            Native.check(st, err);
-            return out.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
-    }
-
-    private static final VarHandle OPT_STRUCT_SIZE = Native.member(Native.BUILDER_OPTIONS, "struct_size");
-    private static final VarHandle OPT_POLICY = Native.member(Native.BUILDER_OPTIONS, "policy");
-    private static final VarHandle OPT_BITS_PER_KEY = Native.member(Native.BUILDER_OPTIONS, "bits_per_key");
-    private static final VarHandle OPT_FP_RATE = Native.member(Native.BUILDER_OPTIONS, "fp_rate");
-    private static final VarHandle OPT_MAX_BYTES = Native.member(Native.BUILDER_OPTIONS, "max_bytes");
-    private static final VarHandle OPT_RIBBON_FAILURE = Native.member(Native.BUILDER_OPTIONS, "ribbon_failure_one_in");
 
     /** The policy this builder writes. */
     public Policy policy() {
@@ -112,30 +72,22 @@ public final class FilterBuilder implements AutoCloseable {
      */
     public FilterBuilder add(byte[] key) {
         Objects.requireNonNull(key, "key");
-        return addSegment(MemorySegment.ofArray(key));
-    }
-
-    /** Adds the key between the buffer's position and limit (the position is not moved). */
-    public FilterBuilder add(ByteBuffer key) {
-        Objects.requireNonNull(key, "key");
-        return addSegment(MemorySegment.ofBuffer(key));
+        try {
+            Backends.BACKEND.builderAdd(ref.get(), key);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return this;
     }
 
     /**
-     * Adds the key held in {@code key} (all of its {@link MemorySegment#byteSize()} bytes). Heap or
-     * native segments are accepted; a native segment's arena must be accessible from this thread.
+     * Adds the key between the buffer's position and limit (the position is not moved). (The FFM
+     * backend reads the buffer in place; the JNI backend copies the key.)
      */
-    public FilterBuilder add(MemorySegment key) {
+    public FilterBuilder add(ByteBuffer key) {
         Objects.requireNonNull(key, "key");
-        return addSegment(key);
-    }
-
-    private FilterBuilder addSegment(MemorySegment key) {
-        MemorySegment b = ref.get();
         try {
-            Native.BUILDER_ADD_KEY.invokeExact(b, key, key.byteSize());
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            Backends.BACKEND.builderAdd(ref.get(), key);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -149,12 +101,8 @@ public final class FilterBuilder implements AutoCloseable {
     public FilterBuilder addKeyAndAlt(byte[] key, byte[] alt) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(alt, "alt");
-        MemorySegment b = ref.get();
         try {
-            Native.BUILDER_ADD_KEY_AND_ALT.invokeExact(b, MemorySegment.ofArray(key), (long) key.length,
-                    MemorySegment.ofArray(alt), (long) alt.length);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            Backends.BACKEND.builderAddKeyAndAlt(ref.get(), key, alt);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -167,11 +115,8 @@ public final class FilterBuilder implements AutoCloseable {
      * {@link #finish()} fails with {@link Status#INVALID_ARGUMENT}.
      */
     public FilterBuilder addHash(long hash) {
-        MemorySegment b = ref.get();
         try {
-            Native.BUILDER_ADD_HASH.invokeExact(b, hash);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            Backends.BACKEND.builderAddHash(ref.get(), hash);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -180,11 +125,8 @@ public final class FilterBuilder implements AutoCloseable {
 
     /** Entries added since the last finish, after collapsing adjacent duplicates. */
     public long numEntries() {
-        MemorySegment b = ref.get();
         try {
-            return (long) Native.BUILDER_NUM_ENTRIES.invokeExact(b);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Backends.BACKEND.builderNumEntries(ref.get());
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -198,29 +140,19 @@ public final class FilterBuilder implements AutoCloseable {
      *                              on a legacy Bloom builder (the builder is emptied too)
      */
     public byte[] finish() {
-        MemorySegment b = ref.get();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment outData = arena.allocate(ADDRESS);
-            MemorySegment outLen = arena.allocate(JAVA_LONG);
-            MemorySegment err = Native.errSlot(arena);
-            int st = (int) Native.BUILDER_FINISH.invokeExact(b, outData, outLen, err);
-            Native.check(st, err);
-            long len = outLen.get(JAVA_LONG, 0);
-            MemorySegment data = outData.get(ADDRESS, 0);
-            if (len == 0 || MemorySegment.NULL.equals(data)) {
-                Native.BYTES_FREE.invokeExact(data, len);
-                return new byte[0];
-            }
-            try {
-                return data.reinterpret(len).toArray(JAVA_BYTE);
-            } finally {
-                Native.BYTES_FREE.invokeExact(data, len);
-            }
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+        try {
+            return Backends.BACKEND.builderFinish(ref.get());
         } finally {
             Reference.reachabilityFence(this);
         }
+    }
+
+    /**
+     * The live native handle ({@link IllegalStateException} once closed), for {@code Segments}. The
+     * caller keeps this builder reachable while it uses the handle.
+     */
+    long handle() {
+        return ref.get();
     }
 
     /** Frees the native builder. Idempotent; safe from any thread. */

@@ -1,15 +1,14 @@
 package io.github.rocksfilter;
 
 /**
- * The JNI entry points of the native library ({@code src/jni.rs} in the repository): the second
- * backend, for JDKs without the Foreign Function &amp; Memory API (11 to 21). Each method calls the
- * same C ABI function the FFM backend ({@link Native}) calls, so both give the same answers,
- * statuses and messages; a failed call throws {@link RocksFilterException}. Handles are the C ABI's
- * pointers as {@code long}s; the callers keep a handle live (open) during a call and free it once.
+ * The JNI entry points of the native library ({@code src/jni.rs} in the repository), which
+ * {@link JniBackend} calls: the backend of JDKs without the Foreign Function &amp; Memory API (11 to
+ * 21). Each method calls the same C ABI function the FFM backend ({@code FfmBackend}) calls, so
+ * both give the same answers, statuses and messages; a failed call throws
+ * {@link RocksFilterException}. Handles are the C ABI's pointers as {@code long}s; the callers keep
+ * a handle live (open) during a call and free it once.
  *
- * <p>Package-private and written in Java 11 (no FFM type): the public classes of the jar's base
- * (JDK 11 to 21, {@code src/main/jni}) call it; on JDK 22+ the FFM classes replace them, and
- * {@code JniBackendTest} checks this class against the FFM backend call by call.
+ * <p>{@code JniBackendTest} checks this class against the FFM backend call by call, in one JVM.
  */
 final class JniNative {
     private JniNative() {
@@ -146,7 +145,7 @@ final class JniNative {
 
     static native void sstFree(long sst);
 
-    // ---- added for the public classes of the JNI backend ----
+    // ---- builders with options, filter geometry, opens of arrays and readers ----
     static native long builderNewWithOptions(int policy, double bitsPerKey, double fpRate, long maxBytes,
             int ribbonFailureOneIn);
 

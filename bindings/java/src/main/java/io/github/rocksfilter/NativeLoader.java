@@ -29,7 +29,7 @@ import java.util.Locale;
  * <li>the system dynamic linker's own search ({@code ld.so.cache}, system directories).</li>
  * </ol>
  * A failure says what was tried, each path, and what to do. Both backends load through here
- * (Java 11 code): the FFM backend ({@link Native}) opens the file as a {@code SymbolLookup}, the JNI
+ * (Java 11 code): the FFM backend ({@code Native}) opens the file as a {@code SymbolLookup}, the JNI
  * backend ({@link JniNative}) with {@link System#load}; {@link Opener} is that difference.
  *
  * <p><b>Platforms.</b> The jar holds one library per platform, in a directory named

@@ -1,67 +1,53 @@
 package io.github.rocksfilter;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
- * Owns one native handle and frees it exactly once. It is also the {@link Cleaner} action of its
- * owner, so it must never reference the owner (or the owner would never become unreachable).
+ * Owns one native handle (a C ABI pointer as a {@code long}, as every {@link Backend} passes them)
+ * and frees it exactly once. It is also the {@link Cleaner} action of its owner, so it must never
+ * reference the owner (or the owner would never become unreachable).
  *
  * <p>The owner's {@code close()} calls {@link Cleaner.Cleanable#clean()}, which runs {@link #run()}
  * at most once even under concurrent calls; the Cleaner runs it if the owner is leaked. Queries
- * read {@link #ptr} (a plain volatile read) and fail with {@link IllegalStateException} once it is
- * {@code null}.
+ * take the handle through {@link #get()} (a plain volatile read), which throws
+ * {@link IllegalStateException} once it is closed. Closing a handle while another thread queries
+ * it is the caller's error, as in the C API.
  */
 final class NativeRef implements Runnable {
+    /** One cleaner thread for every handle of the binding. */
     static final Cleaner CLEANER = Cleaner.create();
 
-    private static final VarHandle PTR;
-
-    static {
-        try {
-            PTR = MethodHandles.lookup().findVarHandle(NativeRef.class, "ptr", MemorySegment.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private final MethodHandle free;
+    private final AtomicLong handle;
+    private final LongConsumer free;
     private final String what;
-    @SuppressWarnings("unused") // read via PTR and directly
-    private volatile MemorySegment ptr;
 
-    NativeRef(MemorySegment ptr, MethodHandle free, String what) {
-        this.ptr = ptr;
+    NativeRef(long handle, LongConsumer free, String what) {
+        this.handle = new AtomicLong(handle);
         this.free = free;
         this.what = what;
     }
 
-    /** The live handle, or {@link IllegalStateException} if closed. */
-    MemorySegment get() {
-        MemorySegment p = ptr;
-        if (p == null) {
+    /** The live handle. @throws IllegalStateException once closed */
+    long get() {
+        long h = handle.get();
+        if (h == 0) {
             throw new IllegalStateException(what + " is closed");
         }
-        return p;
+        return h;
     }
 
     boolean isClosed() {
-        return ptr == null;
+        return handle.get() == 0;
     }
 
-    /** Frees the handle (once). */
+    /** Frees the handle, once. */
     @Override
     public void run() {
-        MemorySegment p = (MemorySegment) PTR.getAndSet(this, (MemorySegment) null);
-        if (p != null) {
-            try {
-                free.invokeExact(p);
-            } catch (Throwable t) {
-                throw Native.rethrow(t);
-            }
+        long h = handle.getAndSet(0);
+        if (h != 0) {
+            free.accept(h);
         }
     }
 }

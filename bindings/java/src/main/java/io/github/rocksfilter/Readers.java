@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What both backends do the same way around a {@link RangeReader}: a channel as a reader, its size,
  * the check that a read filled its buffer, and the reader's failure as the cause of the open's
- * exception. Java 11 code, shared by the FFM backend ({@link SstSource}) and the JNI backend.
+ * exception. Java 11 code, shared by the FFM backend ({@code SstSource}) and the JNI backend
+ * ({@link JniBackend}).
  */
 final class Readers {
     private Readers() {

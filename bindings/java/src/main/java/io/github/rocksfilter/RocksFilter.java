@@ -1,9 +1,12 @@
 package io.github.rocksfilter;
 
-import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
-/** Library-wide functions: RocksDB's filter hashes and the native library's version. */
+/**
+ * Library-wide functions: RocksDB's filter hashes and the native library's version.
+ *
+ * <p>On JDK 22+ the FFM-only {@code Segments} class adds {@code Segments.hash64(MemorySegment)}.
+ */
 public final class RocksFilter {
     private RocksFilter() {
     }
@@ -17,31 +20,13 @@ public final class RocksFilter {
      */
     public static long hash64(byte[] key) {
         Objects.requireNonNull(key, "key");
-        try {
-            return (long) Native.HASH64.invokeExact(MemorySegment.ofArray(key), (long) key.length);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
-    }
-
-    /** {@link #hash64(byte[])} of all bytes of {@code key} (heap or native segment). */
-    public static long hash64(MemorySegment key) {
-        Objects.requireNonNull(key, "key");
-        try {
-            return (long) Native.HASH64.invokeExact(key, key.byteSize());
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Backends.BACKEND.hash64(key);
     }
 
     /** RocksDB's legacy Bloom hash ({@code BloomHash}), as an unsigned 32-bit value in an int. */
     public static int legacyHash32(byte[] key) {
         Objects.requireNonNull(key, "key");
-        try {
-            return (int) Native.LEGACY_HASH32.invokeExact(MemorySegment.ofArray(key), (long) key.length);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Backends.BACKEND.legacyHash32(key);
     }
 
     /**
@@ -53,7 +38,7 @@ public final class RocksFilter {
      *                              message lists every place looked at and what to do
      */
     public static void loadNativeLibrary() {
-        Native.ensureLoaded();
+        Backends.BACKEND.load();
     }
 
     /**
@@ -64,16 +49,17 @@ public final class RocksFilter {
      * @throws UnsatisfiedLinkError as {@link #loadNativeLibrary()}
      */
     public static String nativeLibrary() {
-        return Native.source();
+        return Backends.BACKEND.load();
     }
 
     /**
-     * Which backend calls the native library: {@code "ffm"} here (JDK 22+, the Foreign Function &amp;
-     * Memory API), {@code "jni"} on JDK 11 to 21 (the jar's base classes, which a JDK 22+ also runs
-     * when started with {@code -Djdk.util.jar.enableMultiRelease=false}).
+     * Which backend calls the native library: {@code "ffm"} (the Foreign Function &amp; Memory API)
+     * on JDK 22+, {@code "jni"} on JDK 11 to 21 and on a JDK 22+ started with
+     * {@code -Djdk.util.jar.enableMultiRelease=false} (which reads only the jar's base classes, not
+     * the FFM ones in its {@code META-INF/versions/22/}).
      */
     public static String backend() {
-        return "ffm";
+        return Backends.BACKEND.name();
     }
 
     /**
@@ -92,11 +78,6 @@ public final class RocksFilter {
 
     /** The loaded native library's version ("MAJOR.MINOR.PATCH"). */
     public static String version() {
-        try {
-            MemorySegment s = (MemorySegment) Native.VERSION.invokeExact();
-            return s.getString(0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Backends.BACKEND.version();
     }
 }

@@ -1,61 +1,59 @@
 package io.github.rocksfilter;
 
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
-
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import java.util.function.LongConsumer;
 
 /**
  * An opened RocksDB block-based SST file's filter ({@code rocksfilter_sst}; {@code Sst} in Rust,
- * {@code SST} in Go): full or partitioned, whole-key or prefix.
+ * {@code SST} in Go): full, partitioned or the pre-7.0 block-based one, whole keys or prefixes.
  *
  * <p><b>Opening:</b> {@link #open(Path)} for a local file (at most two {@code pread}s, the file closed
  * before it returns); {@link #open(SeekableByteChannel)} for a channel the application already
  * has; {@link #open(RangeReader, long)} for bytes that are not a local file (an object store's
- * ranged GETs, an engine's own file layer); {@link #openMemory} and {@link #openBytes} for a file
- * already in memory. Except for {@link #openMemory}, the handle owns the bytes its queries read,
- * so nothing of the file is needed once {@code open} returns. {@link #openStats()} tells what an
- * open read and what the handle keeps. With {@link SstOptions}, a path or a reader can instead be
- * opened with a {@link Cache}: the handle then reads filter partitions when queries need them,
- * into the cache, within its capacity.
+ * ranged GETs, an engine's own file layer); {@link #openBytes} for a file already in a
+ * {@code byte[]} (on JDK 22+, {@code Segments.openMemory(MemorySegment)} for one in native memory,
+ * without a copy). The handle owns the bytes its queries read, so nothing of the file is needed
+ * once {@code open} returns. {@link #openStats()} tells what an open read and what the handle
+ * keeps. With {@link SstOptions}, a path or a reader can instead be opened with a {@link Cache}:
+ * the handle then reads filter partitions when queries need them, into the cache, within its
+ * capacity.
  *
  * <p><b>Threads:</b> immutable; queries may run from any number of threads at once.
  * {@link #close()} is idempotent and thread-safe, must not run while another thread is inside a
  * query on this object, and queries after it throw {@link IllegalStateException}. A leaked handle
  * is freed by a {@link Cleaner}.
  */
-@SuppressWarnings("deprecation") // permits the deprecated alias SstFilter
-public sealed class Sst implements AutoCloseable permits SstFilter {
+public class Sst implements AutoCloseable {
+    private static final LongConsumer FREE = Backends.BACKEND::sstFree;
+
     private final NativeRef ref;
     private final Cleaner.Cleanable cleanable;
-    /** For {@link #openMemory}: the file's bytes, which the native handle and its filters borrow. */
-    private final MemorySegment memory;
+    /** Memory the native handle and its full filters borrow, or {@code null} (kept reachable as long as this is). */
+    private final Object keepAlive;
     /**
-     * Whether queries may read while they answer (opened with a cache, or a mapping): they then use
-     * normal downcalls on native copies of their arguments, never critical ones (see
-     * {@link Native#SST_MAY_MATCH_READING}).
+     * Whether queries may read while they answer (opened with a cache, or a mapping): the backend
+     * then makes calls that may wait for a read and call a reader back (see {@link Backend#sstMayMatch}).
      */
     private final boolean reads;
 
-    Sst(MemorySegment handle, MemorySegment memory) {
-        this(handle, memory, false);
-    }
-
-    Sst(MemorySegment handle, MemorySegment memory, boolean reads) {
-        this.ref = new NativeRef(handle, Native.SST_FREE, "Sst");
-        this.memory = memory;
+    Sst(long handle, Object keepAlive, boolean reads) {
+        this.ref = new NativeRef(handle, FREE, "Sst");
+        this.keepAlive = keepAlive;
         this.reads = reads;
         this.cleanable = NativeRef.CLEANER.register(this, ref);
+    }
+
+    Sst(Backend.Opened opened) {
+        this(opened.handle, opened.borrowed, false);
+    }
+
+    static int flags(boolean verifyChecksums) {
+        return verifyChecksums ? 0 : SstOptions.SKIP_CHECKSUMS;
     }
 
     /**
@@ -69,12 +67,12 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      *                              which offset) or {@link Status#NOT_SUPPORTED} (e.g. PlainTable)
      */
     public static Sst open(Path path) {
-        return new Sst(openPath(path, true), null);
+        return new Sst(openPath(path, true), null, false);
     }
 
     /** As {@link #open(Path)}; {@code verifyChecksums=false} skips block checksum verification. */
     public static Sst open(Path path, boolean verifyChecksums) {
-        return new Sst(openPath(path, verifyChecksums), null);
+        return new Sst(openPath(path, verifyChecksums), null, false);
     }
 
     /**
@@ -94,16 +92,9 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(options, "options");
         Cache cache = options.cache();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment cpath = arena.allocateFrom(path.toString(), StandardCharsets.UTF_8);
-            MemorySegment opts = options(arena, options);
-            MemorySegment out = arena.allocate(ADDRESS);
-            MemorySegment err = Native.errSlot(arena);
-            int st = (int) Native.SST_OPEN_EX.invokeExact(cpath, opts, out, err);
-            Native.check(st, err);
-            return new Sst(out.get(ADDRESS, 0), null, options.queriesRead());
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+        try {
+            long h = Backends.BACKEND.sstOpen(path.toString(), options.flags(), cache == null ? 0 : cache.handle());
+            return new Sst(h, null, options.queriesRead());
         } finally {
             Reference.reachabilityFence(cache);
         }
@@ -119,7 +110,7 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      * {@code position}-then-{@code read} is not). A read that fails in a query (the reader throws,
      * or leaves bytes unfilled) never reaches the caller: that query answers {@code true}, and the
      * cache counts a read error ({@link CacheStats#readErrors()}). The handle drops its reference to
-     * the reader when it is closed.
+     * the reader when it is closed. A query's reads fill a heap buffer that the library then copies.
      *
      * @throws RocksFilterException     as {@link #open(RangeReader, long)};
      *                                  {@link Status#INVALID_ARGUMENT} for a mapping (paths only),
@@ -129,35 +120,24 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      */
     public static Sst open(RangeReader reader, long size, SstOptions options) {
         Objects.requireNonNull(options, "options");
+        checkReader(reader, size);
         Cache cache = options.cache();
         try {
-            return new Sst(SstSource.open(reader, size, options.flags(), cache == null ? null : cache.handle(), true),
-                    null, options.queriesRead());
+            long h = Backends.BACKEND.sstOpenReader(reader, size, options.flags(), cache == null ? 0 : cache.handle());
+            return new Sst(h, null, options.queriesRead());
         } finally {
             Reference.reachabilityFence(cache);
         }
     }
-
-    /** A rocksfilter_sst_options for {@code options} in {@code arena}. */
-    private static MemorySegment options(Arena arena, SstOptions options) {
-        Cache cache = options.cache();
-        MemorySegment opts = arena.allocate(Native.SST_OPTIONS);
-        O_STRUCT_SIZE.set(opts, 0L, Native.SST_OPTIONS.byteSize());
-        O_FLAGS.set(opts, 0L, options.flags());
-        O_CACHE.set(opts, 0L, cache == null ? MemorySegment.NULL : cache.handle());
-        return opts;
-    }
-
-    private static final VarHandle O_STRUCT_SIZE = Native.member(Native.SST_OPTIONS, "struct_size");
-    private static final VarHandle O_FLAGS = Native.member(Native.SST_OPTIONS, "flags");
-    private static final VarHandle O_CACHE = Native.member(Native.SST_OPTIONS, "cache");
 
     /**
      * Opens an SST file through {@code reader}, e.g. ranged GETs of an object in an object store:
      * the library asks for the file's last 64 KiB, then at most one more range for a full or
      * partitioned filter (see {@link RangeReader}), all during this call and on this thread, and
      * keeps what it queries in native memory of its own, as {@link #open(Path)} does (same answers,
-     * same errors). Nothing keeps {@code reader} after this returns.
+     * same errors). Nothing keeps {@code reader} after this returns. {@code dst} is, on the FFM
+     * backend, a direct buffer over the library's memory, and on the JNI backend a heap buffer that
+     * the library copies; either is valid only during the call.
      *
      * @param reader reads of the file (called only during this call)
      * @param size   the file's length in bytes (e.g. an object's Content-Length)
@@ -176,7 +156,7 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
 
     /** As {@link #open(RangeReader, long)}; {@code verifyChecksums=false} skips block checksums. */
     public static Sst open(RangeReader reader, long size, boolean verifyChecksums) {
-        return new Sst(SstSource.open(reader, size, verifyChecksums ? 0 : Native.SST_SKIP_CHECKSUMS, null, false), null);
+        return new Sst(openReader(reader, size, verifyChecksums), null, false);
     }
 
     /**
@@ -198,72 +178,42 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
     /** As {@link #open(SeekableByteChannel)}; {@code verifyChecksums=false} skips block checksums. */
     public static Sst open(SeekableByteChannel channel, boolean verifyChecksums) {
         RangeReader reader = Readers.reader(channel);
-        return new Sst(SstSource.open(reader, Readers.size(channel), verifyChecksums ? 0 : Native.SST_SKIP_CHECKSUMS,
-                null, false), null);
+        return new Sst(openReader(reader, Readers.size(channel), verifyChecksums), null, false);
     }
 
     /**
-     * Reads an SST file held in native memory <em>without copying</em>. The segment's memory must
-     * stay alive and unmodified until this handle and every {@link #fullFilter()} obtained from it
-     * are closed (both keep a reference to the segment, which keeps an
-     * {@link Arena#ofAuto() automatic} arena's memory alive).
-     *
-     * @throws IllegalArgumentException if {@code file} is a heap segment
+     * Reads an SST file from a byte array. The FFM backend copies the array once into native
+     * memory the handle owns (the open then reads nothing: {@link #openStats()} counts no read);
+     * the JNI backend reads the array in place during the call, and the handle copies only what it
+     * queries ({@link #openStats()} counts those reads, as for a file).
      */
-    public static Sst openMemory(MemorySegment file) {
-        return new Sst(openSegment(file, true), file);
-    }
-
-    /** As {@link #openMemory(MemorySegment)}; {@code verifyChecksums=false} skips block checksums. */
-    public static Sst openMemory(MemorySegment file, boolean verifyChecksums) {
-        return new Sst(openSegment(file, verifyChecksums), file);
-    }
-
-    /** Reads an SST file from a byte array, copying it once into native memory owned by the handle. */
     public static Sst openBytes(byte[] file) {
-        MemorySegment copy = nativeCopy(file);
-        return new Sst(openSegment(copy, true), copy);
+        return new Sst(openArray(file));
     }
 
     /** {@code rocksfilter_sst_open_opts}: the new native handle. */
-    static MemorySegment openPath(Path path, boolean verifyChecksums) {
+    static long openPath(Path path, boolean verifyChecksums) {
         Objects.requireNonNull(path, "path");
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment cpath = arena.allocateFrom(path.toString(), StandardCharsets.UTF_8);
-            MemorySegment out = arena.allocate(ADDRESS);
-            MemorySegment err = Native.errSlot(arena);
-            int st = (int) Native.SST_OPEN_OPTS.invokeExact(cpath, verifyChecksums ? 0 : Native.SST_SKIP_CHECKSUMS, out, err);
-            Native.check(st, err);
-            return out.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Backends.BACKEND.sstOpen(path.toString(), flags(verifyChecksums));
     }
 
-    /** {@code rocksfilter_sst_open_memory_opts} on a native segment: the new native handle. */
-    static MemorySegment openSegment(MemorySegment file, boolean verifyChecksums) {
+    /** {@link #openBytes}' open, checksums verified. */
+    static Backend.Opened openArray(byte[] file) {
         Objects.requireNonNull(file, "file");
-        if (!file.isNative()) {
-            throw new IllegalArgumentException("openMemory needs a native segment; use openBytes(byte[]) for heap data");
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(ADDRESS);
-            MemorySegment err = Native.errSlot(arena);
-            int st = (int) Native.SST_OPEN_MEMORY_OPTS.invokeExact(file, file.byteSize(),
-                    verifyChecksums ? 0 : Native.SST_SKIP_CHECKSUMS, out, err);
-            Native.check(st, err);
-            return out.get(ADDRESS, 0);
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
-        }
+        return Backends.BACKEND.sstOpenBytes(file, 0);
     }
 
-    /** A copy of {@code file} in native memory of an automatic arena (for {@link #openBytes}). */
-    static MemorySegment nativeCopy(byte[] file) {
-        Objects.requireNonNull(file, "file");
-        MemorySegment copy = Arena.ofAuto().allocate(Math.max(1, file.length));
-        MemorySegment.copy(file, 0, copy, JAVA_BYTE, 0, file.length);
-        return copy.asSlice(0, file.length);
+    /** {@code rocksfilter_sst_open_source}: the new native handle. */
+    static long openReader(RangeReader reader, long size, boolean verifyChecksums) {
+        checkReader(reader, size);
+        return Backends.BACKEND.sstOpenReader(reader, size, flags(verifyChecksums));
+    }
+
+    private static void checkReader(RangeReader reader, long size) {
+        Objects.requireNonNull(reader, "reader");
+        if (size < 0) {
+            throw new IllegalArgumentException("size is " + size + ": a file's length cannot be negative");
+        }
     }
 
     /**
@@ -273,81 +223,10 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      */
     public boolean mayMatch(byte[] key) {
         Objects.requireNonNull(key, "key");
-        return mayMatchSegment(MemorySegment.ofArray(key));
-    }
-
-    /** As {@link #mayMatch(byte[])} for the key held in {@code key} (all its bytes; heap or native). */
-    public boolean mayMatch(MemorySegment key) {
-        Objects.requireNonNull(key, "key");
-        return mayMatchSegment(key);
-    }
-
-    private boolean mayMatchSegment(MemorySegment key) {
-        MemorySegment s = ref.get();
         try {
-            if (reads) {
-                return mayMatchReading(s, key);
-            }
-            return (boolean) Native.SST_MAY_MATCH.invokeExact(s, key, key.byteSize());
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Backends.BACKEND.sstMayMatch(ref.get(), key, reads);
         } finally {
             Reference.reachabilityFence(this);
-        }
-    }
-
-    /** {@link #mayMatchSegment} through a normal downcall, the key in native memory. */
-    private static boolean mayMatchReading(MemorySegment s, MemorySegment key) throws Throwable {
-        long n = key.byteSize();
-        if (key.isNative()) {
-            return (boolean) Native.SST_MAY_MATCH_READING.invokeExact(s, key, n);
-        }
-        try (NativeScratch scratch = NativeScratch.of(n)) {
-            MemorySegment copy = scratch.memory.asSlice(0, n);
-            copy.copyFrom(key);
-            return (boolean) Native.SST_MAY_MATCH_READING.invokeExact(s, copy, n);
-        }
-    }
-
-    /**
-     * One packed call through a normal downcall (see {@link PackedBatch.Call}): the bytes the keys
-     * span and the rebased offsets copied to native memory (an arena batch passes its whole array
-     * for every chunk), or, for offsets the C call refuses, a zeroed buffer of {@code len} bytes and
-     * the offsets unchanged, for the same message.
-     */
-    private static void packedReading(MemorySegment s, byte[] buf, int len, long[] offsets, int first, int n,
-            byte[] results) throws Throwable {
-        long lo = offsets[first];
-        long hi = offsets[first + n];
-        boolean valid = 0 <= lo && hi <= len;
-        for (int i = first; valid && i < first + n; i++) {
-            valid = offsets[i] <= offsets[i + 1];
-        }
-        long base = valid ? lo : 0;
-        long span = valid ? hi - lo : len;
-        long offsetsAt = (span + 7) & ~7L;
-        long resultsAt = offsetsAt + 8L * (n + 1);
-        long errAt = (resultsAt + n + 7) & ~7L;
-        try (NativeScratch scratch = NativeScratch.of(errAt + 8)) {
-            MemorySegment mem = scratch.memory;
-            MemorySegment keys = mem.asSlice(0, span);
-            if (valid) {
-                MemorySegment.copy(buf, (int) base, keys, JAVA_BYTE, 0, (int) span);
-            } else {
-                keys.fill((byte) 0);
-            }
-            MemorySegment offs = mem.asSlice(offsetsAt, 8L * (n + 1));
-            for (int i = 0; i <= n; i++) {
-                offs.setAtIndex(JAVA_LONG, i, offsets[first + i] - base);
-            }
-            MemorySegment answers = mem.asSlice(resultsAt, n);
-            MemorySegment err = mem.asSlice(errAt, 8);
-            err.set(ADDRESS, 0, MemorySegment.NULL);
-            int st = (int) Native.SST_MAY_MATCH_PACKED_READING.invokeExact(s, keys, span, offs, (long) n, answers, err);
-            if (st != 0) {
-                throw Native.exception(st, err.get(ADDRESS, 0));
-            }
-            MemorySegment.copy(answers, JAVA_BYTE, 0, results, 0, n);
         }
     }
 
@@ -362,24 +241,10 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      */
     public boolean[] mayMatchBatch(byte[][] keys) {
         Objects.requireNonNull(keys, "keys");
-        ref.get(); // closed: IllegalStateException, even for an empty batch
         try {
-            return PackedBatch.query(keys, (buf, len, offsets, first, n, results, err) -> {
-                try {
-                    if (reads) {
-                        packedReading(ref.get(), buf, len, offsets, first, n, results);
-                        return;
-                    }
-                    int st = (int) Native.SST_MAY_MATCH_PACKED.invokeExact(ref.get(), MemorySegment.ofArray(buf),
-                            (long) len, MemorySegment.ofArray(offsets), (long) n, MemorySegment.ofArray(results),
-                            MemorySegment.ofArray(err));
-                    if (st != 0) {
-                        throw Native.exception(st, MemorySegment.ofAddress(err[0]));
-                    }
-                } catch (Throwable t) {
-                    throw Native.rethrow(t);
-                }
-            }, this::mayMatch);
+            long h = ref.get(); // closed: IllegalStateException, even for an empty batch
+            return PackedBatch.query(keys, (buf, len, offsets, first, n, results, err) ->
+                    Backends.BACKEND.sstMayMatchPacked(h, reads, buf, len, offsets, first, n, results, err), this::mayMatch);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -401,24 +266,10 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      * @throws IllegalStateException    if this handle is closed
      */
     public void mayMatchPacked(byte[] keys, long[] offsets, boolean[] out) {
-        ref.get();
         try {
-            PackedBatch.arena(keys, offsets, out, (buf, len, offs, first, n, results, err) -> {
-                try {
-                    if (reads) {
-                        packedReading(ref.get(), buf, len, offs, first, n, results);
-                        return;
-                    }
-                    int st = (int) Native.SST_MAY_MATCH_PACKED.invokeExact(ref.get(), MemorySegment.ofArray(buf),
-                            (long) len, MemorySegment.ofArray(offs).asSlice(first * 8L), (long) n,
-                            MemorySegment.ofArray(results), MemorySegment.ofArray(err));
-                    if (st != 0) {
-                        throw Native.exception(st, MemorySegment.ofAddress(err[0]));
-                    }
-                } catch (Throwable t) {
-                    throw Native.rethrow(t);
-                }
-            });
+            long h = ref.get();
+            PackedBatch.arena(keys, offsets, out, (buf, len, offs, first, n, results, err) ->
+                    Backends.BACKEND.sstMayMatchPacked(h, reads, buf, len, offs, first, n, results, err));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -433,79 +284,26 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      */
     public boolean prefixMayMatch(byte[] prefix) {
         Objects.requireNonNull(prefix, "prefix");
-        MemorySegment s = ref.get();
-        if (reads) {
-            try {
-                return prefixMayMatchReading(s, prefix);
-            } catch (Throwable t) {
-                throw Native.rethrow(t);
-            } finally {
-                Reference.reachabilityFence(this);
-            }
-        }
-        // Heap out-parameters passed straight to the critical downcall: no native allocation.
-        byte[] answer = new byte[1];
-        long[] err = new long[1];
-        int st;
         try {
-            st = (int) Native.SST_PREFIX_MAY_MATCH.invokeExact(s, MemorySegment.ofArray(prefix), (long) prefix.length,
-                    MemorySegment.ofArray(answer), MemorySegment.ofArray(err));
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return Backends.BACKEND.sstPrefixMayMatch(ref.get(), prefix, reads);
         } finally {
             Reference.reachabilityFence(this);
-        }
-        if (st != 0) {
-            throw Native.exception(st, MemorySegment.ofAddress(err[0]));
-        }
-        return answer[0] != 0;
-    }
-
-    /** {@link #prefixMayMatch} through a normal downcall, the prefix in native memory. */
-    private static boolean prefixMayMatchReading(MemorySegment s, byte[] prefix) throws Throwable {
-        long n = prefix.length;
-        long errAt = (n + 1 + 7) & ~7L;
-        try (NativeScratch scratch = NativeScratch.of(errAt + 8)) {
-            MemorySegment mem = scratch.memory;
-            MemorySegment p = mem.asSlice(0, n);
-            MemorySegment.copy(prefix, 0, p, JAVA_BYTE, 0, prefix.length);
-            MemorySegment answer = mem.asSlice(n, 1);
-            MemorySegment err = mem.asSlice(errAt, 8);
-            err.set(ADDRESS, 0, MemorySegment.NULL);
-            int st = (int) Native.SST_PREFIX_MAY_MATCH_READING.invokeExact(s, p, n, answer, err);
-            if (st != 0) {
-                throw Native.exception(st, err.get(ADDRESS, 0));
-            }
-            return answer.get(JAVA_BYTE, 0) != 0;
         }
     }
 
     /**
      * The file's full filter as a {@link Filter} sharing the handle's bytes (no copy). For files
-     * opened by path, channel or {@link RangeReader} (whose bytes the handle owns) it stays valid
-     * after this handle is closed; for {@link #openMemory} the segment must outlive it. Close it
-     * independently.
+     * opened by path, channel, {@link RangeReader} or array (whose bytes the handle owns) it stays
+     * valid after this handle is closed; for a file opened in native memory
+     * ({@code Segments.openMemory}) the segment must outlive it. Close it independently.
      *
      * @return empty when the filter is partitioned or absent
      * @throws RocksFilterException {@link Status#NOT_SUPPORTED} for a filter this library cannot read
      */
     public Optional<Filter> fullFilter() {
-        MemorySegment s = ref.get();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(ADDRESS);
-            MemorySegment err = Native.errSlot(arena);
-            int st = (int) Native.SST_FULL_FILTER.invokeExact(s, out, err);
-            if (st == Status.NOT_FOUND.code()) {
-                MemorySegment msg = err.get(ADDRESS, 0);
-                if (!MemorySegment.NULL.equals(msg)) {
-                    Native.STRING_FREE.invokeExact(msg);
-                }
-                return Optional.empty();
-            }
-            Native.check(st, err);
-            return Optional.of(new Filter(out.get(ADDRESS, 0), memory));
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+        try {
+            long f = Backends.BACKEND.sstFullFilter(ref.get());
+            return f == 0 ? Optional.empty() : Optional.of(new Filter(f, keepAlive));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -513,11 +311,8 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
 
     /** The kind of filter the file holds. */
     public SstFilterType filterType() {
-        MemorySegment s = ref.get();
         try {
-            return SstFilterType.fromCode((int) Native.SST_FILTER_TYPE.invokeExact(s));
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+            return SstFilterType.fromCode(Backends.BACKEND.sstFilterType(ref.get()));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -525,50 +320,12 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
 
     /** The file's format and table properties. */
     public SstProperties properties() {
-        MemorySegment s = ref.get();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment p = arena.allocate(Native.SST_PROPERTIES);
-            MemorySegment err = Native.errSlot(arena);
-            int st = (int) Native.SST_GET_PROPERTIES_EX.invokeExact(s, p, err);
-            Native.check(st, err);
-            return new SstProperties(
-                    (int) P_FORMAT_VERSION.get(p, 0L),
-                    (int) P_CHECKSUM_TYPE.get(p, 0L),
-                    SstFilterType.fromCode((int) P_FILTER_TYPE.get(p, 0L)),
-                    (int) P_NUM_PARTITIONS.get(p, 0L),
-                    (boolean) P_WHOLE_KEY_FILTERING.get(p, 0L),
-                    (boolean) P_HAS_PREFIX_FILTER.get(p, 0L),
-                    (long) P_NUM_ENTRIES.get(p, 0L),
-                    (long) P_NUM_FILTER_ENTRIES.get(p, 0L),
-                    (long) P_FILTER_SIZE.get(p, 0L),
-                    (long) P_CREATION_TIME.get(p, 0L),
-                    (long) P_FILE_CREATION_TIME.get(p, 0L),
-                    Native.string((MemorySegment) P_FILTER_POLICY.get(p, 0L)),
-                    Native.string((MemorySegment) P_COMPARATOR.get(p, 0L)),
-                    Native.string((MemorySegment) P_PREFIX_EXTRACTOR.get(p, 0L)),
-                    Native.string((MemorySegment) P_FILTER_BLOCK_NAME.get(p, 0L)));
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+        try {
+            return Backends.BACKEND.sstProperties(ref.get());
         } finally {
             Reference.reachabilityFence(this);
         }
     }
-
-    private static final VarHandle P_FORMAT_VERSION = Native.member(Native.SST_PROPERTIES, "format_version");
-    private static final VarHandle P_CHECKSUM_TYPE = Native.member(Native.SST_PROPERTIES, "checksum_type");
-    private static final VarHandle P_FILTER_TYPE = Native.member(Native.SST_PROPERTIES, "filter_type");
-    private static final VarHandle P_NUM_PARTITIONS = Native.member(Native.SST_PROPERTIES, "num_partitions");
-    private static final VarHandle P_WHOLE_KEY_FILTERING = Native.member(Native.SST_PROPERTIES, "whole_key_filtering");
-    private static final VarHandle P_HAS_PREFIX_FILTER = Native.member(Native.SST_PROPERTIES, "has_prefix_filter");
-    private static final VarHandle P_NUM_ENTRIES = Native.member(Native.SST_PROPERTIES, "num_entries");
-    private static final VarHandle P_NUM_FILTER_ENTRIES = Native.member(Native.SST_PROPERTIES, "num_filter_entries");
-    private static final VarHandle P_FILTER_SIZE = Native.member(Native.SST_PROPERTIES, "filter_size");
-    private static final VarHandle P_CREATION_TIME = Native.member(Native.SST_PROPERTIES, "creation_time");
-    private static final VarHandle P_FILE_CREATION_TIME = Native.member(Native.SST_PROPERTIES, "file_creation_time");
-    private static final VarHandle P_FILTER_POLICY = Native.member(Native.SST_PROPERTIES, "filter_policy");
-    private static final VarHandle P_COMPARATOR = Native.member(Native.SST_PROPERTIES, "comparator");
-    private static final VarHandle P_PREFIX_EXTRACTOR = Native.member(Native.SST_PROPERTIES, "prefix_extractor");
-    private static final VarHandle P_FILTER_BLOCK_NAME = Native.member(Native.SST_PROPERTIES, "filter_block_name");
 
     /**
      * The raw bytes of table property {@code name}, e.g. "rocksdb.num.entries" (a varint) or
@@ -576,49 +333,38 @@ public sealed class Sst implements AutoCloseable permits SstFilter {
      */
     public Optional<byte[]> property(String name) {
         Objects.requireNonNull(name, "name");
-        MemorySegment s = ref.get();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment cname = arena.allocateFrom(name, StandardCharsets.UTF_8);
-            MemorySegment len = arena.allocate(JAVA_LONG);
-            MemorySegment data = (MemorySegment) Native.SST_PROPERTY.invokeExact(s, cname, len);
-            if (MemorySegment.NULL.equals(data)) {
-                return Optional.empty();
-            }
-            long n = len.get(JAVA_LONG, 0);
-            return Optional.of(n == 0 ? new byte[0] : data.reinterpret(n).toArray(JAVA_BYTE));
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+        try {
+            return Optional.ofNullable(Backends.BACKEND.sstProperty(ref.get(), name));
         } finally {
             Reference.reachabilityFence(this);
         }
     }
 
     /**
-     * What opening the file read ({@code reads}, {@code bytesRead}: 0 for {@link #openMemory} and
-     * {@link #openBytes}) and the native bytes the handle keeps for its queries
-     * ({@code rocksfilter_sst_get_open_stats}).
+     * What opening the file read ({@code reads}, {@code bytesRead}: 0 for a file in native memory,
+     * and for {@link #openBytes} on the FFM backend) and the native bytes the handle keeps for its
+     * queries ({@code rocksfilter_sst_get_open_stats}).
      */
     public SstOpenStats openStats() {
-        MemorySegment s = ref.get();
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment st = arena.allocate(Native.SST_OPEN_STATS);
-            S_STRUCT_SIZE.set(st, 0L, (int) Native.SST_OPEN_STATS.byteSize());
-            MemorySegment err = Native.errSlot(arena);
-            Native.check((int) Native.SST_GET_OPEN_STATS.invokeExact(s, st, err), err);
-            // Fields past the struct_size the library reports filled stay 0.
-            return new SstOpenStats((long) S_READS.get(st, 0L), (long) S_BYTES_READ.get(st, 0L),
-                    (long) S_BYTES_HELD.get(st, 0L));
-        } catch (Throwable t) {
-            throw Native.rethrow(t);
+        try {
+            return Backends.BACKEND.sstOpenStats(ref.get());
         } finally {
             Reference.reachabilityFence(this);
         }
     }
 
-    private static final VarHandle S_STRUCT_SIZE = Native.member(Native.SST_OPEN_STATS, "struct_size");
-    private static final VarHandle S_READS = Native.member(Native.SST_OPEN_STATS, "reads");
-    private static final VarHandle S_BYTES_READ = Native.member(Native.SST_OPEN_STATS, "bytes_read");
-    private static final VarHandle S_BYTES_HELD = Native.member(Native.SST_OPEN_STATS, "bytes_held");
+    /**
+     * The live native handle ({@link IllegalStateException} once closed), for {@code Segments}. The
+     * caller keeps this handle reachable while it uses the native one.
+     */
+    long handle() {
+        return ref.get();
+    }
+
+    /** Whether queries may read while they answer (opened with a cache, or a mapping). */
+    boolean reads() {
+        return reads;
+    }
 
     /** Whether {@link #close()} has run. */
     public boolean isClosed() {

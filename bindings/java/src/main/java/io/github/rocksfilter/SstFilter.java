@@ -1,6 +1,5 @@
 package io.github.rocksfilter;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
 /**
@@ -13,8 +12,12 @@ import java.nio.file.Path;
  */
 @Deprecated(since = "0.1.0")
 public final class SstFilter extends Sst {
-    private SstFilter(MemorySegment handle, MemorySegment memory) {
-        super(handle, memory);
+    private SstFilter(long handle) {
+        super(handle, null, false);
+    }
+
+    private SstFilter(Backend.Opened opened) {
+        super(opened);
     }
 
     /**
@@ -24,7 +27,7 @@ public final class SstFilter extends Sst {
      */
     @Deprecated(since = "0.1.0")
     public static SstFilter open(Path path) {
-        return new SstFilter(openPath(path, true), null);
+        return new SstFilter(openPath(path, true));
     }
 
     /**
@@ -34,27 +37,7 @@ public final class SstFilter extends Sst {
      */
     @Deprecated(since = "0.1.0")
     public static SstFilter open(Path path, boolean verifyChecksums) {
-        return new SstFilter(openPath(path, verifyChecksums), null);
-    }
-
-    /**
-     * {@link Sst#openMemory(MemorySegment)}.
-     *
-     * @deprecated use {@link Sst#openMemory(MemorySegment)}
-     */
-    @Deprecated(since = "0.1.0")
-    public static SstFilter openMemory(MemorySegment file) {
-        return new SstFilter(openSegment(file, true), file);
-    }
-
-    /**
-     * {@link Sst#openMemory(MemorySegment, boolean)}.
-     *
-     * @deprecated use {@link Sst#openMemory(MemorySegment, boolean)}
-     */
-    @Deprecated(since = "0.1.0")
-    public static SstFilter openMemory(MemorySegment file, boolean verifyChecksums) {
-        return new SstFilter(openSegment(file, verifyChecksums), file);
+        return new SstFilter(openPath(path, verifyChecksums));
     }
 
     /**
@@ -64,7 +47,6 @@ public final class SstFilter extends Sst {
      */
     @Deprecated(since = "0.1.0")
     public static SstFilter openBytes(byte[] file) {
-        MemorySegment copy = nativeCopy(file);
-        return new SstFilter(openSegment(copy, true), copy);
+        return new SstFilter(openArray(file));
     }
 }

@@ -22,7 +22,7 @@ public final class SstOpenStats {
     }
 
     /**
-     * @return reads the open made: {@code pread} calls for {@link Sst#open(java.nio.file.Path)}, calls the library made for {@link Sst#open(RangeReader, long)} and {@link Sst#open(java.nio.channels.SeekableByteChannel)}; 0 for {@link Sst#openMemory} and {@link Sst#openBytes}
+     * @return reads the open made: {@code pread} calls for {@link Sst#open(java.nio.file.Path)}, calls the library made for {@link Sst#open(RangeReader, long)} and {@link Sst#open(java.nio.channels.SeekableByteChannel)}; 0 for a file in native memory ({@code Segments.openMemory}) and for {@link Sst#openBytes} on the FFM backend
      */
     public long reads() {
         return reads;

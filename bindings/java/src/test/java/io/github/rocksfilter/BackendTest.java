@@ -3,6 +3,7 @@ package io.github.rocksfilter;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * Which backend the suite runs on: the FFM one on JDK 22+ unless the run asks for the JNI one
@@ -15,7 +16,15 @@ class BackendTest {
         String expected = System.getProperty("rocksfilter.test.backend",
                 Runtime.version().feature() >= 22 ? "ffm" : "jni");
         assertEquals(expected, RocksFilter.backend());
-        // The backend's classes answer: a filter built and queried through it.
+        // The object every public class calls is that backend's.
+        assertEquals(expected.equals("ffm") ? Backends.FFM_CLASS : JniBackend.class.getName(),
+                Backends.BACKEND.getClass().getName());
+        if (expected.equals("jni")) {
+            // Picked because the FFM classes are not visible: a JDK before 22, or one that reads
+            // only the jar's base classes (-Djdk.util.jar.enableMultiRelease=false).
+            assertThrows(ClassNotFoundException.class, () -> Class.forName(Backends.FFM_CLASS));
+        }
+        // The backend's calls answer: a filter built and queried through it.
         try (FilterBuilder b = new FilterBuilder(Policy.BLOOM, 10)) {
             b.add(TestKeys.utf8("k"));
             try (Filter f = Filter.load(b.finish())) {
@@ -23,7 +32,7 @@ class BackendTest {
                 assertEquals(true, f.mayMatch(TestKeys.utf8("k")));
             }
         }
-        System.out.println("backend: " + RocksFilter.backend() + " on JDK " + Runtime.version().feature()
-                + ", library from " + RocksFilter.nativeLibrary());
+        System.out.println("backend: " + RocksFilter.backend() + " (" + Backends.BACKEND.getClass().getSimpleName()
+                + ") on JDK " + Runtime.version().feature() + ", library from " + RocksFilter.nativeLibrary());
     }
 }

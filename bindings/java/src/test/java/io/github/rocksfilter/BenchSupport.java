@@ -30,10 +30,10 @@ final class BenchSupport {
     static final MethodHandle FILTER_MAY_MATCH_BATCH = Native.downcall("rocksfilter_filter_may_match_batch",
             FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS, Native.SIZE_T, ADDRESS));
 
-    /** {@link Filter#mayMatch(MemorySegment)} through a normal downcall; {@code nativeKey} is native memory. */
+    /** {@link Segments#mayMatch(Filter, MemorySegment)} through a normal downcall; {@code nativeKey} is native memory. */
     static boolean mayMatchNonCritical(Filter filter, MemorySegment nativeKey) {
         try {
-            return (boolean) FILTER_MAY_MATCH_NONCRITICAL.invokeExact(filter.handle(), nativeKey, nativeKey.byteSize());
+            return (boolean) FILTER_MAY_MATCH_NONCRITICAL.invokeExact(MemorySegment.ofAddress(filter.handle()), nativeKey, nativeKey.byteSize());
         } catch (Throwable t) {
             throw Native.rethrow(t);
         } finally {
@@ -41,7 +41,7 @@ final class BenchSupport {
         }
     }
 
-    /** {@link RocksFilter#hash64(MemorySegment)} through a normal downcall. */
+    /** {@link Segments#hash64(MemorySegment)} through a normal downcall. */
     static long hash64NonCritical(MemorySegment nativeKey) {
         try {
             return (long) HASH64_NONCRITICAL.invokeExact(nativeKey, nativeKey.byteSize());
@@ -79,7 +79,7 @@ final class BenchSupport {
                 pos += k.length;
             }
             try {
-                FILTER_MAY_MATCH_BATCH.invokeExact(filter.handle(), ptrs, lens, (long) n, res);
+                FILTER_MAY_MATCH_BATCH.invokeExact(MemorySegment.ofAddress(filter.handle()), ptrs, lens, (long) n, res);
             } finally {
                 Reference.reachabilityFence(filter);
             }

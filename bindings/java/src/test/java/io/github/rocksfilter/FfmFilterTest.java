@@ -17,9 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What only the FFM backend (JDK 22+) offers: keys, blocks and files as {@code MemorySegment}s,
- * without copies. (The JNI backend has no such methods; {@link JniApiTest} checks that the rest of
- * the API is the same.)
+ * What only the FFM backend (JDK 22+) offers, {@link Segments}: keys and blocks as
+ * {@code MemorySegment}s, without copies; and the FFM backend's batch path against the
+ * pointer-array one. ({@link BaseApiTest} checks that {@code Segments} is the only public class
+ * outside the jar's base.)
  */
 class FfmFilterTest {
     @ParameterizedTest
@@ -29,7 +30,7 @@ class FfmFilterTest {
         byte[] fromSegments;
         try (FilterBuilder b = new FilterBuilder(policy, 8.5); Arena arena = Arena.ofConfined()) {
             for (byte[] k : KEYS) {
-                b.add(arena.allocateFrom(JAVA_BYTE, k));
+                Segments.add(b, arena.allocateFrom(JAVA_BYTE, k));
             }
             fromSegments = b.finish();
         }
@@ -37,13 +38,13 @@ class FfmFilterTest {
         try (Filter f = Filter.load(fromArrays); Arena arena = Arena.ofConfined()) {
             for (byte[] k : ABSENT) {
                 boolean expected = f.mayMatch(k);
-                assertEquals(expected, f.mayMatch(arena.allocateFrom(JAVA_BYTE, k)));
-                assertEquals(expected, f.mayMatch(MemorySegment.ofArray(k)));
+                assertEquals(expected, Segments.mayMatch(f, arena.allocateFrom(JAVA_BYTE, k)));
+                assertEquals(expected, Segments.mayMatch(f, MemorySegment.ofArray(k)));
             }
         }
     }
 
-    /** The FFM backend's two batch paths (packed arrays, and key pointers) answer as single queries. */
+    /** The FFM backend's batch path (packed arrays) and the pointer-array one answer as single queries. */
     @ParameterizedTest
     @EnumSource(Policy.class)
     void batchPathsAgree(Policy policy) {
@@ -55,18 +56,18 @@ class FfmFilterTest {
             for (int i = 0; i < mixed.length; i++) {
                 single[i] = f.mayMatch(mixed[i]);
             }
-            assertArrayEquals(single, f.mayMatchBatchPacked(mixed));
+            assertArrayEquals(single, f.mayMatchBatch(mixed));
             assertArrayEquals(single, BenchSupport.mayMatchBatchPointers(f, mixed));
         }
     }
 
     @Test
     void hash64OfSegments() {
-        assertEquals(0x5342c3010fe1dd04L, RocksFilter.hash64(MemorySegment.ofArray(new byte[0])));
+        assertEquals(0x5342c3010fe1dd04L, Segments.hash64(MemorySegment.ofArray(new byte[0])));
         for (byte[] k : KEYS) {
             long h = RocksFilter.hash64(k);
             try (Arena arena = Arena.ofConfined()) {
-                assertEquals(h, RocksFilter.hash64(arena.allocateFrom(JAVA_BYTE, k)));
+                assertEquals(h, Segments.hash64(arena.allocateFrom(JAVA_BYTE, k)));
                 assertEquals(h, BenchSupport.hash64NonCritical(arena.allocateFrom(JAVA_BYTE, k)));
             }
         }
@@ -77,7 +78,7 @@ class FfmFilterTest {
         byte[] block = build(Policy.BLOOM, 10, KEYS);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment seg = arena.allocateFrom(JAVA_BYTE, block);
-            try (Filter f = Filter.loadBorrowed(seg)) {
+            try (Filter f = Segments.loadBorrowed(seg)) {
                 assertEquals(Kind.FAST_LOCAL_BLOOM, f.kind());
                 assertArrayEquals(block, f.bytes());
                 for (byte[] k : KEYS) {
@@ -85,7 +86,7 @@ class FfmFilterTest {
                 }
             }
         }
-        assertThrows(IllegalArgumentException.class, () -> Filter.loadBorrowed(MemorySegment.ofArray(block)));
+        assertThrows(IllegalArgumentException.class, () -> Segments.loadBorrowed(MemorySegment.ofArray(block)));
     }
 
     /** Blocks of unknown formats load borrowed as always-true, as copied ones do. */
@@ -96,7 +97,7 @@ class FfmFilterTest {
         byte[] legacy = new byte[64 + 5];
         System.arraycopy(new byte[] {6, 0, 0, 0, 0}, 0, legacy, 64, 5);
         for (byte[] odd : new byte[][] {bloom, legacy}) {
-            try (Arena arena = Arena.ofConfined(); Filter f = Filter.loadBorrowed(arena.allocateFrom(JAVA_BYTE, odd))) {
+            try (Arena arena = Arena.ofConfined(); Filter f = Segments.loadBorrowed(arena.allocateFrom(JAVA_BYTE, odd))) {
                 assertEquals(Kind.ALWAYS_TRUE, f.kind());
             }
         }

@@ -17,9 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * SST files in native memory, only on the FFM backend (JDK 22+): {@link Sst#openMemory} reads the
- * caller's segment without copying, and {@code mayMatch(MemorySegment)} reads keys in place. Both
- * answer exactly as the file opened by path, on the files {@link SstBatchTest} writes.
+ * SST files in native memory, only on the FFM backend (JDK 22+): {@link Segments#openMemory} reads
+ * the caller's segment without copying, and {@link Segments#mayMatch(Sst, MemorySegment)} reads
+ * keys in place, also on a handle opened with a cache (whose queries copy a heap key to native
+ * memory and pass a native one as it is). All answer exactly as the file opened by path, on the
+ * files {@link SstBatchTest} writes.
  */
 class FfmSstTest {
     @TempDir
@@ -32,22 +34,25 @@ class FfmSstTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.github.rocksfilter.SstBatchTest#configs")
-    @SuppressWarnings("deprecation")
     void memoryAnswersAsPath(SstBatchTest.Config c) throws Exception {
         Path path = SstBatchTest.write(c, tmp);
         byte[] file = Files.readAllBytes(path);
         byte[][] probes = SstBatchTest.probes();
-        try (Arena arena = Arena.ofShared(); Sst byPath = Sst.open(path)) {
+        try (Arena arena = Arena.ofShared(); Sst byPath = Sst.open(path); Cache cache = new Cache(1 << 20);
+             Sst cached = Sst.open(path, new SstOptions().withCache(cache))) {
             MemorySegment seg = arena.allocateFrom(JAVA_BYTE, file);
-            try (Sst mem = Sst.openMemory(seg); SstFilter old = SstFilter.openMemory(seg, false)) {
+            try (Sst mem = Segments.openMemory(seg); Sst unverified = Segments.openMemory(seg, false)) {
                 assertEquals(byPath.properties(), mem.properties());
                 assertEquals(0, mem.openStats().reads());
                 for (byte[] k : probes) {
                     boolean expected = byPath.mayMatch(k);
+                    MemorySegment key = arena.allocateFrom(JAVA_BYTE, k);
                     assertEquals(expected, mem.mayMatch(k));
-                    assertEquals(expected, mem.mayMatch(arena.allocateFrom(JAVA_BYTE, k)));
-                    assertEquals(expected, byPath.mayMatch(MemorySegment.ofArray(k)));
-                    assertEquals(expected, old.mayMatch(k));
+                    assertEquals(expected, Segments.mayMatch(mem, key));
+                    assertEquals(expected, Segments.mayMatch(byPath, MemorySegment.ofArray(k)));
+                    assertEquals(expected, Segments.mayMatch(cached, key));
+                    assertEquals(expected, Segments.mayMatch(cached, MemorySegment.ofArray(k)));
+                    assertEquals(expected, unverified.mayMatch(k));
                 }
                 if (c.type() == SstFilterType.FULL) {
                     try (Filter a = byPath.fullFilter().orElseThrow(); Filter b = mem.fullFilter().orElseThrow()) {
@@ -56,6 +61,6 @@ class FfmSstTest {
                 }
             }
         }
-        assertThrows(IllegalArgumentException.class, () -> Sst.openMemory(MemorySegment.ofArray(file)));
+        assertThrows(IllegalArgumentException.class, () -> Segments.openMemory(MemorySegment.ofArray(file)));
     }
 }

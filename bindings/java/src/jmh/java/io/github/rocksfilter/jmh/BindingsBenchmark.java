@@ -112,7 +112,7 @@ public class BindingsBenchmark {
         // Null only where the JVM has no FFM (before JDK 22): no C reference there.
         try {
             raw = filter != null ? RawPacked.of(filter) : RawPacked.of(sst);
-        } catch (LinkageError | ReflectiveOperationException | ClassCastException e) {
+        } catch (LinkageError e) {
             raw = null;
         }
         batches = new byte[PROBES / BATCH][][];

@@ -8,8 +8,9 @@ import java.util.Locale;
  * run does), so that load that changes between JMH forks on a shared machine does not skew the
  * ratio. Each iteration runs the same 8 batches of 4096 keys with each of {@link BindingsBenchmark#arena}
  * ({@code mayMatchPacked}) and {@link BindingsBenchmark#cPacked} (the bare critical downcall);
- * after 2 s of warm-up, 4 s are measured per target. With the FFM classes or the JNI ones on the
- * classpath (bench/bindings runs it with each on JDK 25): the C call is the same raw downcall.
+ * after 2 s of warm-up, 4 s are measured per target. On either backend (bench/bindings runs it on
+ * JDK 25 with target/classes, which picks FFM, and with target/base-classes, which picks JNI): the
+ * C call is the same raw downcall.
  *
  * <p>Prints one line per target: {@code paired TARGET java_arena_ns/key A c_packed_ns/key C ratio R}.
  *

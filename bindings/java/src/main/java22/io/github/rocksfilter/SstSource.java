@@ -77,7 +77,7 @@ final class SstSource {
     }
 
     /** The read_at upcall's target: never throws. */
-    @SuppressWarnings("unused") // called through Stubs.READ_AT
+    @SuppressWarnings({"unused", "restricted"}) // called through Stubs.READ_AT; reinterpret: read_at's len
     private static int readAt(MemorySegment ctx, long offset, MemorySegment dst, long len) {
         try {
             Readers.Call call = CALLS.get(ctx.address());
@@ -115,6 +115,7 @@ final class SstSource {
      * measured at 15 to 20 us per read, several times a cached partition's read, and paid by every
      * querying thread at once. The copy of a filter block costs far less.
      */
+    @SuppressWarnings("restricted") // reinterpret: read_at's len
     private static int readForQuery(Readers.Call call, long offset, MemorySegment dst, long len) {
         MemorySegment to = dst.reinterpret(len);
         for (long done = 0; done < len; ) {

@@ -24,13 +24,15 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * The native library and its downcall handles. Package-private: the public classes wrap it.
+ * The native library and its downcall handles, for the FFM backend ({@link FfmBackend}, which the
+ * public classes call through {@link Backend}).
  *
  * <p>Short, non-blocking queries ({@code may_match}, {@code hash64}, {@code add_key}) use
  * {@link Linker.Option#critical(boolean) critical(true)} downcalls, which skip the Java-to-native
  * thread-state transition and accept heap segments (e.g. {@link MemorySegment#ofArray(byte[])})
  * directly, so a {@code byte[]} key costs no copy and no allocation.
  */
+@SuppressWarnings("restricted") // binding the library and reading its strings is what this class is for
 final class Native {
     private Native() {
     }
