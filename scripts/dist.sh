@@ -123,7 +123,7 @@ if [ $have_all = 1 ]; then
     done
   done
   export JAVA_HOME="${ROCKSFILTER_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-  (cd bindings/java && PATH="$JAVA_HOME/bin:$PATH" mvn -B -ntp -q -DskipTests \
+  (cd bindings/java && PATH="$JAVA_HOME/bin:$PATH" mvn -B -ntp -q -Dstyle.color=never -DskipTests \
     -Drocksfilter.natives.dir="$natives" package)
   cp "bindings/java/target/rocksfilter-$version-SNAPSHOT.jar" "$dist/rocksfilter-$version.jar"
 

@@ -131,6 +131,14 @@ if [ $want_dist = 1 ] && ! { have cargo-zigbuild && python3 -m ziglang version >
   python3 -m pip install -q --disable-pip-version-check "ziglang==$ZIGLANG_VERSION" \
     "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION" >/dev/null 2>&1 \
     || problems+=("pip install ziglang==$ZIGLANG_VERSION cargo-zigbuild==$CARGO_ZIGBUILD_VERSION failed")
+  if ! have cargo-zigbuild; then
+    # pip put it in its scripts directory, which may not be on PATH (or a
+    # pyenv shim not made yet): link it next to cargo.
+    scripts_dir=$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
+    if [ -x "$scripts_dir/cargo-zigbuild" ] && have cargo; then
+      ln -sf "$scripts_dir/cargo-zigbuild" "$(dirname "$(command -v cargo)")/cargo-zigbuild"
+    fi
+  fi
   have cargo-zigbuild || problems+=("cargo-zigbuild is not on PATH after pip install (pip's scripts directory?)")
 fi
 
