@@ -156,7 +156,7 @@ pub(crate) fn prefetch(data: &[u8], offset: usize) {
     // baseline.
     unsafe {
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            data.as_ptr().wrapping_add(offset) as *const i8,
+            data.as_ptr().wrapping_add(offset) as *const i8
         )
     }
     #[cfg(not(target_arch = "x86_64"))]

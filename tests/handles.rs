@@ -89,7 +89,9 @@ fn two_hundred_thousand_handles_without_a_mapping_each() {
 
     let maps_before = mappings();
     let live_before = LIVE.load(Relaxed);
-    let open = |i: usize| Sst::open(if i.is_multiple_of(10) { &large } else { &small }).unwrap_or_else(|e| panic!("handle {i}: {e}"));
+    let open = |i: usize| {
+        Sst::open(if i.is_multiple_of(10) { &large } else { &small }).unwrap_or_else(|e| panic!("handle {i}: {e}"))
+    };
     let mut handles: Vec<Sst<'static>> = Vec::with_capacity(SMALL + LARGE);
     for i in 0..SMALL + LARGE {
         handles.push(open(i));

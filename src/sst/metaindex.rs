@@ -164,7 +164,9 @@ impl MetaIndex {
         };
         match value {
             None => Ok(None),
-            Some(v) => Self::handle(v).map(Some).ok_or_else(|| "the properties block's handle is malformed".to_string()),
+            Some(v) => {
+                Self::handle(v).map(Some).ok_or_else(|| "the properties block's handle is malformed".to_string())
+            }
         }
     }
 
@@ -199,8 +201,8 @@ impl MetaIndex {
         for i in 0..3 {
             if let Some((name, v)) = &self.first_after[i] {
                 let p = FILTER_PREFIXES[i].as_bytes();
-                let builtin = name.starts_with(p)
-                    && BUILTIN_POLICY_ALIASES.iter().any(|a| a.as_bytes() == &name[p.len()..]);
+                let builtin =
+                    name.starts_with(p) && BUILTIN_POLICY_ALIASES.iter().any(|a| a.as_bytes() == &name[p.len()..]);
                 if let (true, Some(h)) = (builtin, Self::handle(v)) {
                     seek = pick(i, h);
                     break;
@@ -225,4 +227,3 @@ impl MetaIndex {
         ))
     }
 }
-

@@ -15,8 +15,8 @@ use super::ondemand::{Keep, OnDemand};
 use super::separators::Run;
 use super::separators::{Separators, LOOKUP_BATCH, NOT_FOUND};
 use super::{fatal_io, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
-use crate::error::Result;
 use crate::bloom::fast_local;
+use crate::error::Result;
 use crate::filter::Filter;
 use crate::format::Route;
 use crate::ribbon;
@@ -444,9 +444,29 @@ impl<'a> Partitions<'a> {
                 match self.same_lanes {
                     // SAFETY: used only for Routed::Bloom, whose kernels
                     // are chosen only on CPUs with AVX2.
-                    Some(l) => unsafe { fast_local::may_match_lines_avx2::<true>(table, l, &part[..m], &answer[..m], $probe, alone, $out) },
+                    Some(l) => unsafe {
+                        fast_local::may_match_lines_avx2::<true>(
+                            table,
+                            l,
+                            &part[..m],
+                            &answer[..m],
+                            $probe,
+                            alone,
+                            $out,
+                        )
+                    },
                     // SAFETY: as above.
-                    None => unsafe { fast_local::may_match_lines_avx2::<false>(table, &[0; 8], &part[..m], &answer[..m], $probe, alone, $out) },
+                    None => unsafe {
+                        fast_local::may_match_lines_avx2::<false>(
+                            table,
+                            &[0; 8],
+                            &part[..m],
+                            &answer[..m],
+                            $probe,
+                            alone,
+                            $out,
+                        )
+                    },
                 }
             }};
         }
@@ -507,10 +527,11 @@ impl<'a> Partitions<'a> {
             // says whether to skip the buckets (`Lookup::heads`).
             let try_runs = expect_in_order && runs_pay;
             let vector = vector && !try_runs;
-            let in_order = !vector && lookup.is_some_and(|l| match try_runs {
-                true => l.heads::<false>(|j| key(c0 + j), &mut located[..m]),
-                false => l.heads::<true>(|j| key(c0 + j), &mut located[..m]),
-            });
+            let in_order = !vector
+                && lookup.is_some_and(|l| match try_runs {
+                    true => l.heads::<false>(|j| key(c0 + j), &mut located[..m]),
+                    false => l.heads::<true>(|j| key(c0 + j), &mut located[..m]),
+                });
             let had_buckets = !try_runs;
             expect_in_order = in_order;
             if let (Some(l), true) = (lookup, in_order && runs_pay) {
@@ -592,8 +613,12 @@ impl<'a> Partitions<'a> {
                 #[cfg(target_arch = "x86_64")]
                 (Some(l), _) if vector => {
                     let (all, sorted) = match identity {
-                        true => unsafe { l.route_avx2::<true>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen) },
-                        false => unsafe { l.route_avx2::<false>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen) },
+                        true => unsafe {
+                            l.route_avx2::<true>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen)
+                        },
+                        false => unsafe {
+                            l.route_avx2::<false>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen)
+                        },
                     };
                     (expect_in_order, keys_seen) = (sorted, true);
                     all
@@ -711,7 +736,9 @@ impl<'a> Partitions<'a> {
     #[doc(hidden)]
     pub fn consulted_for_prefix(&self, prefix: &[u8]) -> usize {
         match self.seps.order {
-            Order::Bytewise => self.candidates(|s| s < prefix, |s| s.starts_with(prefix)).map_or(self.len(), |r| r.len()),
+            Order::Bytewise => {
+                self.candidates(|s| s < prefix, |s| s.starts_with(prefix)).map_or(self.len(), |r| r.len())
+            }
             _ => self.len(),
         }
     }
@@ -762,7 +789,8 @@ impl<'a> Partitions<'a> {
         keep: Option<&Keep>,
     ) -> Result<std::result::Result<Partitions<'a>, String>> {
         let what = "filter partition index";
-        let unusable = |e: crate::Error| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message());
+        let unusable =
+            |e: crate::Error| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message());
         let index_end = match block_end(footer, handle, what) {
             Ok(e) => e as u64,
             Err(e) => return Ok(Err(unusable(e))),
@@ -791,7 +819,8 @@ impl<'a> Partitions<'a> {
         let index = if compression == 0 {
             block.data()
         } else {
-            owned = match compression::decompress(compression, block.data(), what, handle.offset, footer.format_version) {
+            owned = match compression::decompress(compression, block.data(), what, handle.offset, footer.format_version)
+            {
                 Ok(o) => o,
                 Err(why) => return Ok(Err(why)),
             };
@@ -839,7 +868,16 @@ impl<'a> Partitions<'a> {
         if let Some(keep) = keep {
             let o = OnDemand::new(keep, footer, fetch.verify(), &distinct, "filter partition");
             let unreadable = o.out_of_bounds().collect();
-            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable, routed: Routed::No, same_lanes: None, lines: Box::new([]), direct: false };
+            let p = Partitions {
+                seps,
+                store: Store::OnDemand(o),
+                which,
+                unreadable,
+                routed: Routed::No,
+                same_lanes: None,
+                lines: Box::new([]),
+                direct: false,
+            };
             p.seps.prepare_lookups();
             return Ok(Ok(p));
         }
@@ -860,8 +898,9 @@ impl<'a> Partitions<'a> {
             // RocksDB reads a partition when a query needs it and answers
             // "may match" if that fails.
             let f = match fatal_io(fetch.block(footer, h, "filter partition"))? {
-                Ok(b) => Filter::from_held(fetch.keep(&b)?)
-                    .map_err(|e| crate::Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))),
+                Ok(b) => Filter::from_held(fetch.keep(&b)?).map_err(|e| {
+                    crate::Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))
+                }),
                 Err(e) => Err(e),
             };
             unique.push(f.unwrap_or_else(|e| {
@@ -924,7 +963,12 @@ impl<'a> Partitions<'a> {
 /// answered on the spot).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn route<'f, 'a: 'f, 'k>(unique: &'f [Filter<'a>], u: u32, answer: bool, probe: &'k [u8]) -> Route<'f, 'k, ribbon::RibbonGeometry> {
+fn route<'f, 'a: 'f, 'k>(
+    unique: &'f [Filter<'a>],
+    u: u32,
+    answer: bool,
+    probe: &'k [u8],
+) -> Route<'f, 'k, ribbon::RibbonGeometry> {
     match unique.get(u as usize) {
         Some(f) => match f.ribbon_routable() {
             Some((data, g)) => Route::Probe(data, g, probe),

@@ -48,7 +48,11 @@ impl Drop for CallbackSst {
 
 /// Opens a file of `size` bytes whose reads `read` serves. Err: the status
 /// and the message; `calls` counts the callback's calls either way.
-pub fn open_with(size: u64, flags: u32, read: &dyn Fn(u64, &mut [u8]) -> c_int) -> (Result<CallbackSst, (u32, String)>, u64) {
+pub fn open_with(
+    size: u64,
+    flags: u32,
+    read: &dyn Fn(u64, &mut [u8]) -> c_int,
+) -> (Result<CallbackSst, (u32, String)>, u64) {
     let mut ctx = Ctx { read, calls: 0, bytes: 0 };
     let src = rocksfilter_source {
         struct_size: std::mem::size_of::<rocksfilter_source>(),

@@ -234,7 +234,11 @@ impl Crafted {
         let footer_at = (len - 53) as u64;
         let (meta_h, index, base_context) = if format_version >= 6 {
             let size = u32::from_le_bytes(f[13..17].try_into().ok()?) as u64;
-            (Handle { offset: footer_at.checked_sub(5 + size)?, size }, None, u32::from_le_bytes(f[9..13].try_into().ok()?))
+            (
+                Handle { offset: footer_at.checked_sub(5 + size)?, size },
+                None,
+                u32::from_le_bytes(f[9..13].try_into().ok()?),
+            )
         } else {
             let mut p = 1;
             let m = Handle { offset: get_varint(f, &mut p)?, size: get_varint(f, &mut p)? };
@@ -418,10 +422,7 @@ impl Crafted {
     }
 
     pub fn delta_encoded(&self) -> bool {
-        self.property("rocksdb.index.value.is.delta.encoded")
-            .and_then(|v| get_varint(&v, &mut 0))
-            .unwrap_or(0)
-            != 0
+        self.property("rocksdb.index.value.is.delta.encoded").and_then(|v| get_varint(&v, &mut 0)).unwrap_or(0) != 0
     }
 
     pub fn user_key_separators(&self) -> bool {
