@@ -452,6 +452,7 @@ impl FilterCache {
     /// Evicts from `ring` until `charge` more bytes fit; false when they
     /// cannot (every remaining entry pinned). Two turns of the hand at
     /// most: the first may only clear referenced bits.
+    #[allow(clippy::vec_box)] // the slots' boxes, kept whole so that even they are freed after the lock
     fn make_room(&self, shard: &Shard, ring: &mut Ring, charge: usize, freed: &mut Vec<Box<Entry>>) -> bool {
         let n = ring.entries.len();
         let mut steps = 0;

@@ -328,6 +328,7 @@ type PackedFn<T> =
 /// run), one byte per answer into `out`.
 /// Throws `ArrayIndexOutOfBoundsException` when `offsets` has no
 /// `first .. first + n + 1` or `out` fewer than `n` entries.
+#[allow(clippy::too_many_arguments)] // the JNI entry points' arguments, passed through
 fn packed<T>(
     env: &mut JNIEnv<'_>,
     handle: *const T,

@@ -51,13 +51,7 @@ impl BitsPerKey {
                 "bits_per_key {bits_per_key} is below 0.5, where RocksDB writes no filter at all"
             )));
         }
-        let bits = if bits_per_key < 1.0 {
-            1.0
-        } else if !(bits_per_key < 100.0) {
-            100.0
-        } else {
-            bits_per_key
-        };
+        let bits = bits_per_key.clamp(1.0, 100.0);
         let millibits = (bits * 1000.0 + 0.500001) as u32;
         Ok(BitsPerKey { bits, millibits })
     }

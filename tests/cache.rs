@@ -34,8 +34,11 @@ fn probes(ks: &[Vec<u8>]) -> Vec<Vec<u8>> {
     p
 }
 
+/// A test file: its description, its bytes and the keys it holds.
+type TestFile = (&'static str, Vec<u8>, Vec<Vec<u8>>);
+
 /// Partitioned files (Bloom and Ribbon, hundreds of partitions) and a full one.
-fn files() -> Vec<(&'static str, Vec<u8>, Vec<Vec<u8>>)> {
+fn files() -> Vec<TestFile> {
     let k = keys(60_000, "k");
     vec![
         ("partitioned Bloom, 300 partitions", Crafted::synthetic(&k, Policy::Bloom, Some(200)).finish(), k.clone()),

@@ -171,10 +171,9 @@ fn per_handle_overhead_on_files_rocksdb_wrote() {
             "{name}: {held_each} bytes of filter held per handle ({}), {per_handle} bytes per handle besides on the heap \
              (properties{}; plus the {}-byte Sst value)",
             if in_heap == 0 { format!("in {slab_chunks} slab chunks") } else { "in malloc's heap".into() },
-            if partitions > 0 {
-                format!("; {partitions} partitions, {} bytes each for its separator and filter header", (per_handle - 2048) / partitions)
-            } else {
-                String::new()
+            match std::num::NonZeroUsize::new(partitions) {
+                Some(p) => format!("; {p} partitions, {} bytes each for its separator and filter header", (per_handle - 2048) / p),
+                None => String::new(),
             },
             std::mem::size_of::<Sst<'static>>()
         );

@@ -25,10 +25,13 @@ fn keys(n: usize, tag: &str) -> Vec<Vec<u8>> {
     k
 }
 
+/// A test file: its description, its bytes and the keys it holds.
+type TestFile = (&'static str, Vec<u8>, Vec<Vec<u8>>);
+
 /// Synthetic files of each filter kind, with their keys: a small full
 /// filter, one above glibc's 128 KiB mmap threshold, partitioned ones
 /// (small, and larger than the first read), a block-based one.
-fn files() -> Vec<(&'static str, Vec<u8>, Vec<Vec<u8>>)> {
+fn files() -> Vec<TestFile> {
     let small = keys(2_000, "s");
     let big = keys(150_000, "b");
     let mut out = vec![

@@ -257,6 +257,9 @@ fn load(path: &Path) -> Result<Filter<'static>, String> {
     Filter::from_vec(read(path)?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Whether a key may be in the queried file.
+type Answer = Box<dyn Fn(&[u8]) -> bool>;
+
 fn query(
     path: &Path,
     keys: &[String],
@@ -265,7 +268,7 @@ fn query(
     cache_bytes: Option<usize>,
 ) -> Result<(), String> {
     let cache = cache_bytes.map(rocksfilter::FilterCache::new);
-    let answer: Box<dyn Fn(&[u8]) -> bool> = if inspect::looks_like_sst(path) {
+    let answer: Answer = if inspect::looks_like_sst(path) {
         let mut options = rocksfilter::SstOptions::default();
         if let Some(c) = &cache {
             options = options.with_cache(c.clone()).with_cache_full_filters(true);

@@ -105,6 +105,10 @@ pub struct EntryInfo {
     pub prev: PrevDiff,
 }
 
+/// An entry of [`BlockIter::next_entry`]: its key (the iterator's buffer),
+/// its value (in the block) and where it lies.
+pub type Entry<'k, 'b> = (&'k [u8], &'b [u8], EntryInfo);
+
 /// `DataBlockFooter` bits (`table/block_based/data_block_footer.h`).
 const RESTARTS_MASK: u32 = (1 << 28) - 1;
 const HASH_INDEX_BIT: u32 = 1 << 31;
@@ -245,7 +249,7 @@ impl<'b> BlockIter<'b> {
 
     /// Next (key, value) of a block with explicit value lengths, with
     /// where the entry lies.
-    pub fn next_entry(&mut self) -> Result<Option<(&[u8], &'b [u8], EntryInfo)>> {
+    pub fn next_entry(&mut self) -> Result<Option<Entry<'_, 'b>>> {
         let Some((_, value_len)) = self.next_key(true)? else { return Ok(None) };
         let vlen = value_len.unwrap_or(0) as usize;
         let end = self

@@ -183,8 +183,8 @@ impl MetaIndex {
         // RocksDB 6.x and 9.11.1+: the exact name, in this order, skipping a
         // malformed handle.
         let mut exact = FilterPick::None;
-        for i in 0..3 {
-            match Self::single(&self.exact[i], FILTER_PREFIXES[i]) {
+        for (i, (names, prefix)) in self.exact.iter().zip(FILTER_PREFIXES).enumerate() {
+            match Self::single(names, prefix) {
                 Err(why) => return FilterPick::Ambiguous(why),
                 Ok(Some(v)) => {
                     if let Some(h) = Self::handle(v) {
@@ -198,9 +198,9 @@ impl MetaIndex {
         // RocksDB 7.0 to 9.11.0: the first entry at or after the prefix, if
         // it is the built-in name or an alias.
         let mut seek = FilterPick::None;
-        for i in 0..3 {
-            if let Some((name, v)) = &self.first_after[i] {
-                let p = FILTER_PREFIXES[i].as_bytes();
+        for (i, (first, prefix)) in self.first_after.iter().zip(FILTER_PREFIXES).enumerate() {
+            if let Some((name, v)) = first {
+                let p = prefix.as_bytes();
                 let builtin =
                     name.starts_with(p) && BUILTIN_POLICY_ALIASES.iter().any(|a| a.as_bytes() == &name[p.len()..]);
                 if let (true, Some(h)) = (builtin, Self::handle(v)) {
