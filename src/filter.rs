@@ -16,7 +16,9 @@ use crate::bloom::fast_local::{self, FastLocalGeometry};
 use crate::bloom::legacy::{self, LegacyGeometry};
 use crate::error::{Error, Result};
 use crate::format::{Format, METADATA_LEN};
-use crate::hash::{bloom_hash, hash64, hash64_inline};
+#[cfg(target_arch = "x86_64")]
+use crate::hash::hash64_inline;
+use crate::hash::{bloom_hash, hash64};
 use crate::ribbon::{self, RibbonGeometry};
 
 /// What kind of filter a block holds (values match `rocksfilter_kind`).

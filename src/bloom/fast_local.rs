@@ -667,6 +667,7 @@ impl FastLocalGeometry {
     ) {
         // Checked once here rather than per key: every line offset is below
         // 64 * lines (see `probe_avx2_le8`).
+        #[cfg(target_arch = "x86_64")]
         let lines_fit = data.len() >= self.lines as usize * LINE;
         const BATCH: usize = 32;
         let mut h2s = [0u32; BATCH];
@@ -812,7 +813,7 @@ impl Lines<'_> {
 
     /// Where the lines start, and how many (tests: which bytes a
     /// [`LinesAt`] points into).
-    #[cfg(test)]
+    #[cfg(all(test, target_arch = "x86_64"))]
     pub(crate) fn span(&self) -> (*const u8, usize) {
         (self.lines.as_ptr().cast(), self.lines.len())
     }

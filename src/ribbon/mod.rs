@@ -47,7 +47,9 @@ use config::{Layout, COEFF_BITS, MAX_COLUMNS, SEGMENT_BYTES};
 
 use crate::arch::{prefetch, Features};
 use crate::error::{Error, Result};
-use crate::format::{Format, Route, METADATA_LEN};
+#[cfg(target_arch = "x86_64")]
+use crate::format::Route;
+use crate::format::{Format, METADATA_LEN};
 
 /// `Standard128RibbonBitsBuilder::kMaxRibbonEntries`: above this RocksDB
 /// always uses the Bloom builder (keeps num_slots, bytes and the 24-bit
@@ -254,6 +256,7 @@ impl Window<'_> {
     /// The segments (columns) on each side: both sides have as many
     /// (`RibbonGeometry::window`), and a vector query's loads stay within
     /// `16 * columns()` bytes of each.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn columns(&self) -> usize {
         self.left.len().min(self.right.len()) / SEGMENT_BYTES
@@ -262,6 +265,7 @@ impl Window<'_> {
     /// The answer for the window's column parities, bit k column k's:
     /// whether every column reproduces its bit of the result row (bits
     /// past `columns()` ignored).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn matches(&self, parities: u32) -> bool {
         (parities ^ self.expected) & ((1 << self.columns()) - 1) == 0
@@ -417,6 +421,7 @@ impl RibbonGeometry {
 
     /// [`Self::query_prepared`] inlined into callers compiled with the
     /// features they want (POPCNT).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn query_prepared_inline(&self, data: &[u8], p: &RibbonPrepared) -> bool {
         self.query_prepared_impl(data, p)
