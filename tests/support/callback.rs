@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use std::ffi::{c_int, c_void, CStr};
-use std::os::unix::fs::FileExt;
+use std::fs::File;
 use std::path::Path;
 use std::ptr::{null_mut, NonNull};
 
@@ -91,11 +91,29 @@ pub fn open_bytes(bytes: &[u8]) -> Result<CallbackSst, (u32, String)> {
     open_with(bytes.len() as u64, 0, &read).0
 }
 
+/// `dst.len()` bytes of `file` at `off` (pread).
+#[cfg(unix)]
+fn read_exact_at(file: &File, dst: &mut [u8], off: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, dst, off)
+}
+
+/// `dst.len()` bytes of `file` at `off` (Windows has no `read_exact_at`).
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut dst: &mut [u8], mut off: u64) -> std::io::Result<()> {
+    while !dst.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, dst, off)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => (dst, off) = (&mut dst[n..], off + n as u64),
+        }
+    }
+    Ok(())
+}
+
 /// Opens the file at `path` through the callback (pread).
 pub fn open_path(path: &Path) -> Result<CallbackSst, (u32, String)> {
-    let file = std::fs::File::open(path).map_err(|e| (ROCKSFILTER_IO_ERROR, e.to_string()))?;
+    let file = File::open(path).map_err(|e| (ROCKSFILTER_IO_ERROR, e.to_string()))?;
     let size = file.metadata().unwrap().len();
-    let read = |off: u64, dst: &mut [u8]| match file.read_exact_at(dst, off) {
+    let read = |off: u64, dst: &mut [u8]| match read_exact_at(&file, dst, off) {
         Ok(()) => 0,
         Err(e) => e.raw_os_error().unwrap_or(-1),
     };
