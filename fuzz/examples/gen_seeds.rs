@@ -5,6 +5,7 @@
 //! * build_roundtrip: encoded structured inputs (every policy and edge bpk);
 //! * sst_source_faults: fault descriptions over the synthetic bases and over
 //!   whole crafted SSTs (full, partitioned, block-based).
+//!
 //! SST seeds come from real RocksDB files (sst_fixtures/generate.sh; the
 //! hardening script copies small ones in).
 
