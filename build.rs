@@ -14,7 +14,8 @@ fn main() {
     // within a minor version, so 0.1.z installs librocksfilter.so.0.1.
     let v = |k: &str| std::env::var(k).expect("cargo version variables");
     let (major, minor) = (v("CARGO_PKG_VERSION_MAJOR"), v("CARGO_PKG_VERSION_MINOR"));
-    let soname = if major == "0" { format!("librocksfilter.so.0.{minor}") } else { format!("librocksfilter.so.{major}") };
+    let soname =
+        if major == "0" { format!("librocksfilter.so.0.{minor}") } else { format!("librocksfilter.so.{major}") };
     match std::env::var("CARGO_CFG_TARGET_OS").as_deref() {
         Ok("linux") => println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}"),
         // macOS records a dylib's install name in every program linked

@@ -42,15 +42,9 @@ fn benches(c: &mut Criterion) {
         g.bench_function("build", |b| b.iter(|| build(policy, black_box(&present))));
         let block = build(policy, &present);
         let f = Filter::new(&block).unwrap();
-        g.bench_function("query_hit", |b| {
-            b.iter(|| present.iter().filter(|k| f.may_match(&k[..])).count())
-        });
-        g.bench_function("query_miss", |b| {
-            b.iter(|| absent.iter().filter(|k| f.may_match(&k[..])).count())
-        });
-        g.bench_function("query_hashed", |b| {
-            b.iter(|| hashes.iter().filter(|&&h| f.may_match_hash(h)).count())
-        });
+        g.bench_function("query_hit", |b| b.iter(|| present.iter().filter(|k| f.may_match(&k[..])).count()));
+        g.bench_function("query_miss", |b| b.iter(|| absent.iter().filter(|k| f.may_match(&k[..])).count()));
+        g.bench_function("query_hashed", |b| b.iter(|| hashes.iter().filter(|&&h| f.may_match_hash(h)).count()));
         let mut results = vec![false; N];
         g.bench_function("query_batch", |b| {
             b.iter(|| {
@@ -67,7 +61,11 @@ fn benches(c: &mut Criterion) {
         b.iter(|| FilterBuilder::build_bloom_exact(present.iter().map(|k| &k[..]), 10.0).unwrap())
     });
     g.bench_function("build_bloom_parallel_2", |b| {
-        b.iter_batched(|| (), |_| FilterBuilder::build_bloom_parallel(&present, 10.0, 2).unwrap(), BatchSize::SmallInput)
+        b.iter_batched(
+            || (),
+            |_| FilterBuilder::build_bloom_parallel(&present, 10.0, 2).unwrap(),
+            BatchSize::SmallInput,
+        )
     });
     g.finish();
 }

@@ -43,7 +43,11 @@ static DECIMAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::n
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str, default: usize| {
-        args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
     };
     let quick = !args.iter().any(|a| a == "--bench");
     DECIMAL.store(args.iter().any(|a| a == "--decimal"), std::sync::atomic::Ordering::Relaxed);
@@ -69,8 +73,15 @@ fn main() {
     if args.iter().any(|a| a == "--sorted") {
         probes.chunks_mut(4096).for_each(<[[u8; 20]]>::sort_unstable);
     }
-    println!("{n} keys, {} probes, batches of 4096{}, best of {rounds} alternating rounds, ns/key", probes.len(), if args.iter().any(|a| a == "--sorted") { " in key order" } else { "" });
-    println!("{:<8} {:>10} {:>12} {:>10} {:>12} {:>8} {:>8}", "filter", "full batch", "part. batch", "full 1", "part. 1", "batch x", "single x");
+    println!(
+        "{n} keys, {} probes, batches of 4096{}, best of {rounds} alternating rounds, ns/key",
+        probes.len(),
+        if args.iter().any(|a| a == "--sorted") { " in key order" } else { "" }
+    );
+    println!(
+        "{:<8} {:>10} {:>12} {:>10} {:>12} {:>8} {:>8}",
+        "filter", "full batch", "part. batch", "full 1", "part. 1", "batch x", "single x"
+    );
     for policy in [Policy::Bloom, Policy::Ribbon] {
         if policy_arg.as_ref().is_some_and(|p| !format!("{policy:?}").eq_ignore_ascii_case(p)) {
             continue;
@@ -130,7 +141,13 @@ fn main() {
         }
         // Methods left out with --only print "-".
         let ratio = |a: f64, b: f64| if a < f64::MAX / 2.0 && b < f64::MAX / 2.0 { a / b } else { f64::MAX };
-        let f = |v: f64, w: usize, p: usize| if v.is_finite() && v < f64::MAX / 2.0 { format!("{v:>w$.p$}") } else { format!("{:>w$}", "-") };
+        let f = |v: f64, w: usize, p: usize| {
+            if v.is_finite() && v < f64::MAX / 2.0 {
+                format!("{v:>w$.p$}")
+            } else {
+                format!("{:>w$}", "-")
+            }
+        };
         println!(
             "{:<8} {} {} {} {} {} {}   ({parts} partitions, lookup alone {lookup:.1} ns; checksum {sink})",
             format!("{policy:?}"),

@@ -56,8 +56,17 @@ fn main() {
         println!("cargo:rerun-if-env-changed={v}");
     }
     for f in [
-        "api.c", "golden_check.c", "selftest.c", "compat.c", "golden-gen.c", "sst_extract.c", "sst_extract.h",
-        "testutil.c", "testutil.h", "oracle", "../include/rocksfilter.h",
+        "api.c",
+        "golden_check.c",
+        "selftest.c",
+        "compat.c",
+        "golden-gen.c",
+        "sst_extract.c",
+        "sst_extract.h",
+        "testutil.c",
+        "testutil.h",
+        "oracle",
+        "../include/rocksfilter.h",
     ] {
         println!("cargo:rerun-if-changed={}", here.join(f).display());
     }

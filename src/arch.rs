@@ -38,7 +38,9 @@ pub(crate) struct Features(u8);
 impl Features {
     const AVX2: u8 = 1;
     const POPCNT: u8 = 2;
+    #[cfg(target_arch = "x86_64")]
     const BMI1: u8 = 4;
+    #[cfg(target_arch = "x86_64")]
     const BMI2: u8 = 8;
     const AVX512: u8 = 16;
     /// Set once detection ran, so that a detected empty set is not 0.
@@ -59,11 +61,13 @@ impl Features {
         self.0 & Self::POPCNT != 0
     }
 
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn bmi1(self) -> bool {
         self.0 & Self::BMI1 != 0
     }
 
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn bmi2(self) -> bool {
         self.0 & Self::BMI2 != 0
@@ -156,7 +160,7 @@ pub(crate) fn prefetch(data: &[u8], offset: usize) {
     // baseline.
     unsafe {
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-            data.as_ptr().wrapping_add(offset) as *const i8,
+            data.as_ptr().wrapping_add(offset) as *const i8
         )
     }
     #[cfg(not(target_arch = "x86_64"))]

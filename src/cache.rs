@@ -80,7 +80,10 @@ pub struct FilterCache {
 
 impl std::fmt::Debug for FilterCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FilterCache").field("capacity", &self.inner.capacity).field("bytes_held", &self.bytes_held()).finish()
+        f.debug_struct("FilterCache")
+            .field("capacity", &self.inner.capacity)
+            .field("bytes_held", &self.bytes_held())
+            .finish()
     }
 }
 
@@ -296,7 +299,9 @@ impl FilterCache {
             })
             .collect();
         let stripes = (0..STRIPES).map(|_| Stripe::default()).collect();
-        FilterCache { inner: Arc::new(Inner { capacity: capacity_bytes, shards, stripes, files: FilePool::new(max_open_files) }) }
+        FilterCache {
+            inner: Arc::new(Inner { capacity: capacity_bytes, shards, stripes, files: FilePool::new(max_open_files) }),
+        }
     }
 
     /// The capacity in bytes.
@@ -447,6 +452,7 @@ impl FilterCache {
     /// Evicts from `ring` until `charge` more bytes fit; false when they
     /// cannot (every remaining entry pinned). Two turns of the hand at
     /// most: the first may only clear referenced bits.
+    #[allow(clippy::vec_box)] // the slots' boxes, kept whole so that even they are freed after the lock
     fn make_room(&self, shard: &Shard, ring: &mut Ring, charge: usize, freed: &mut Vec<Box<Entry>>) -> bool {
         let n = ring.entries.len();
         let mut steps = 0;

@@ -16,7 +16,9 @@ use crate::bloom::fast_local::{self, FastLocalGeometry};
 use crate::bloom::legacy::{self, LegacyGeometry};
 use crate::error::{Error, Result};
 use crate::format::{Format, METADATA_LEN};
-use crate::hash::{bloom_hash, hash64, hash64_inline};
+#[cfg(target_arch = "x86_64")]
+use crate::hash::hash64_inline;
+use crate::hash::{bloom_hash, hash64};
 use crate::ribbon::{self, RibbonGeometry};
 
 /// What kind of filter a block holds (values match `rocksfilter_kind`).
@@ -234,16 +236,14 @@ impl std::fmt::Debug for Filter<'_> {
 /// paths falling back to them stay free of register saves.
 #[inline(never)]
 unsafe extern "C" fn generic_hash(f: &Filter<'_>, h: u64) -> bool {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.may_match_hash_in(f.as_bytes(), h)))
-        .unwrap_or(true)
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.may_match_hash_in(f.as_bytes(), h))).unwrap_or(true)
 }
 /// Safety: `key` points to `len` readable bytes (it comes from a slice).
 #[inline(never)]
 unsafe extern "C" fn generic_key(f: &Filter<'_>, key: *const u8, len: usize) -> bool {
     // SAFETY: the caller passes a slice's pointer and length.
     let key = unsafe { std::slice::from_raw_parts(key, len) };
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.may_match_in(f.as_bytes(), key)))
-        .unwrap_or(true)
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.may_match_in(f.as_bytes(), key))).unwrap_or(true)
 }
 
 /// FastLocalBloom, AVX2. `LE8`: at most 8 probes (one AVX2 round, the
@@ -451,14 +451,14 @@ impl<'a> Filter<'a> {
     }
 
     /// The kind of block loaded.
-///
-/// ```
-/// use rocksfilter::{Filter, FilterBuilder, Kind, Policy};
-/// let mut b = FilterBuilder::new(Policy::LegacyBloom, 10.0)?;
-/// b.add_key(b"k");
-/// assert_eq!(Filter::new(&b.finish()?)?.kind(), Kind::LegacyBloom);
-/// # Ok::<(), rocksfilter::Error>(())
-/// ```
+    ///
+    /// ```
+    /// use rocksfilter::{Filter, FilterBuilder, Kind, Policy};
+    /// let mut b = FilterBuilder::new(Policy::LegacyBloom, 10.0)?;
+    /// b.add_key(b"k");
+    /// assert_eq!(Filter::new(&b.finish()?)?.kind(), Kind::LegacyBloom);
+    /// # Ok::<(), rocksfilter::Error>(())
+    /// ```
     pub fn kind(&self) -> Kind {
         match self.reader {
             Reader::AlwaysFalse => Kind::AlwaysFalse,
@@ -694,12 +694,7 @@ impl<'a> Filter<'a> {
     /// assert!(results[0] && results[2]);
     /// # Ok::<(), rocksfilter::Error>(())
     /// ```
-    pub fn may_match_indexed<'k>(
-        &self,
-        n: usize,
-        key: impl Fn(usize) -> &'k [u8],
-        results: &mut [bool],
-    ) {
+    pub fn may_match_indexed<'k>(&self, n: usize, key: impl Fn(usize) -> &'k [u8], results: &mut [bool]) {
         let data: &[u8] = self.as_bytes();
         let results = &mut results[..n];
         match self.reader {

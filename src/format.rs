@@ -65,6 +65,7 @@ pub(crate) trait Format: Copy + std::fmt::Debug {
 /// Where a routed batch (a batch over many filters of one format, each key
 /// sent to one of them: a partitioned filter's partitions) sends one key.
 /// `G`: the format's geometry (or a reference to it).
+#[cfg(target_arch = "x86_64")]
 pub(crate) enum Route<'d, 'k, G> {
     /// Probe `key` in the filter with these bytes (the whole block) and
     /// geometry.

@@ -39,19 +39,13 @@ type Res<T> = Result<T, Failure>;
 
 /// Runs `body`; on a failure or a panic throws the matching Java exception
 /// and returns `fallback` (which Java never sees: the exception is pending).
-fn run<'l, T>(
-    env: &mut JNIEnv<'l>,
-    fallback: T,
-    body: impl FnOnce(&mut JNIEnv<'l>) -> Res<T>,
-) -> T {
+fn run<'l, T>(env: &mut JNIEnv<'l>, fallback: T, body: impl FnOnce(&mut JNIEnv<'l>) -> Res<T>) -> T {
     let failure = match catch_unwind(AssertUnwindSafe(|| body(env))) {
         Ok(Ok(v)) => return v,
         Ok(Err(f)) => f,
         Err(_) => Failure::Status(
             ROCKSFILTER_INTERNAL,
-            Some(
-                "internal error: panic inside rocksfilter's JNI entry point (please report)".into(),
-            ),
+            Some("internal error: panic inside rocksfilter's JNI entry point (please report)".into()),
         ),
     };
     // Throwing may itself fail (out of memory): then a Java exception is
@@ -65,10 +59,7 @@ fn throw(env: &mut JNIEnv<'_>, failure: Failure) {
         Failure::Jni(jni::errors::Error::JavaException) => {} // already pending
         Failure::Jni(e) => {
             if !env.exception_check().unwrap_or(true) {
-                let _ = env.throw_new(
-                    "java/lang/IllegalStateException",
-                    format!("rocksfilter JNI: {e}"),
-                );
+                let _ = env.throw_new("java/lang/IllegalStateException", format!("rocksfilter JNI: {e}"));
             }
         }
         Failure::Status(status, msg) => {
@@ -105,9 +96,7 @@ fn call(f: impl FnOnce(*mut *mut c_char) -> u32) -> Res<()> {
     let msg = (!err.is_null()).then(|| {
         // SAFETY: a non-NULL errptr message is a NUL-terminated string the
         // library allocated; read once, then freed exactly once.
-        let s = unsafe { CStr::from_ptr(err) }
-            .to_string_lossy()
-            .into_owned();
+        let s = unsafe { CStr::from_ptr(err) }.to_string_lossy().into_owned();
         unsafe { ffi::rocksfilter_string_free(err) };
         s
     });
@@ -117,10 +106,7 @@ fn call(f: impl FnOnce(*mut *mut c_char) -> u32) -> Res<()> {
 /// Runs `f` on the bytes of `arr` in place (a JNI critical region).
 fn with_bytes<R>(env: &mut JNIEnv<'_>, arr: &JByteArray<'_>, f: impl FnOnce(&[u8]) -> R) -> Res<R> {
     if arr.is_null() {
-        return Err(Failure::Status(
-            ffi::ROCKSFILTER_INVALID_ARGUMENT,
-            Some("invalid argument: array is null".into()),
-        ));
+        return Err(Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some("invalid argument: array is null".into())));
     }
     // SAFETY: `f` makes no JNI call while the region is held (it only runs
     // C-ABI code on the bytes), and the region is released before returning.
@@ -143,15 +129,10 @@ fn builder_ptr(b: jlong) -> *mut rocksfilter_builder {
 // ---- hashing, version ----
 
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocksfilter_JniNative_version<'l>(
-    mut env: JNIEnv<'l>,
-    _: JClass<'l>,
-) -> jstring {
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_version<'l>(mut env: JNIEnv<'l>, _: JClass<'l>) -> jstring {
     run(&mut env, ptr::null_mut(), |env| {
         // SAFETY: rocksfilter_version returns a static NUL-terminated string.
-        let v = unsafe { CStr::from_ptr(ffi::rocksfilter_version()) }
-            .to_string_lossy()
-            .into_owned();
+        let v = unsafe { CStr::from_ptr(ffi::rocksfilter_version()) }.to_string_lossy().into_owned();
         Ok(env.new_string(v)?.into_raw())
     })
 }
@@ -164,11 +145,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_hash64<'l>(
 ) -> jlong {
     run(&mut env, 0, |env| {
         // SAFETY: the slice is valid for its length during the call.
-        with_bytes(
-            env,
-            &key,
-            |k| unsafe { ffi::rocksfilter_hash64(k.as_ptr(), k.len()) } as jlong,
-        )
+        with_bytes(env, &key, |k| unsafe { ffi::rocksfilter_hash64(k.as_ptr(), k.len()) } as jlong)
     })
 }
 
@@ -180,11 +157,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_legacyHash32<'l>(
 ) -> jint {
     run(&mut env, 0, |env| {
         // SAFETY: the slice is valid for its length during the call.
-        with_bytes(
-            env,
-            &key,
-            |k| unsafe { ffi::rocksfilter_legacy_hash32(k.as_ptr(), k.len()) } as jint,
-        )
+        with_bytes(env, &key, |k| unsafe { ffi::rocksfilter_legacy_hash32(k.as_ptr(), k.len()) } as jint)
     })
 }
 
@@ -200,9 +173,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderNew<'l>(
     run(&mut env, 0, |_| {
         let mut out: *mut rocksfilter_builder = ptr::null_mut();
         // SAFETY: out and errptr are valid slots for the call.
-        call(|err| unsafe {
-            ffi::rocksfilter_builder_new(policy as u32, bits_per_key, &mut out, err)
-        })?;
+        call(|err| unsafe { ffi::rocksfilter_builder_new(policy as u32, bits_per_key, &mut out, err) })?;
         Ok(out as usize as jlong)
     })
 }
@@ -217,9 +188,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderAddKey<'l>(
     run(&mut env, (), |env| {
         // SAFETY: b is a live builder (the Java side checks it is open and
         // uses it from one thread); the slice is valid during the call.
-        with_bytes(env, &key, |k| unsafe {
-            ffi::rocksfilter_builder_add_key(builder_ptr(b), k.as_ptr(), k.len())
-        })
+        with_bytes(env, &key, |k| unsafe { ffi::rocksfilter_builder_add_key(builder_ptr(b), k.as_ptr(), k.len()) })
     })
 }
 
@@ -244,9 +213,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderNumEntries<'l
     b: jlong,
 ) -> jlong {
     // SAFETY: b is a live builder (see builderAddKey).
-    run(&mut env, 0, |_| {
-        Ok(unsafe { ffi::rocksfilter_builder_num_entries(builder_ptr(b)) } as jlong)
-    })
+    run(&mut env, 0, |_| Ok(unsafe { ffi::rocksfilter_builder_num_entries(builder_ptr(b)) } as jlong))
 }
 
 #[no_mangle]
@@ -258,9 +225,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_builderFinish<'l>(
     run(&mut env, ptr::null_mut(), |env| {
         let (mut data, mut len): (*mut u8, usize) = (ptr::null_mut(), 0);
         // SAFETY: b is a live builder (see builderAddKey); the out slots are valid.
-        call(|err| unsafe {
-            ffi::rocksfilter_builder_finish(builder_ptr(b), &mut data, &mut len, err)
-        })?;
+        call(|err| unsafe { ffi::rocksfilter_builder_finish(builder_ptr(b), &mut data, &mut len, err) })?;
         let bytes: &[u8] = if data.is_null() {
             &[]
         } else {
@@ -301,9 +266,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterLoad<'l>(
         // SAFETY: rocksfilter_filter_load copies the block (valid during the
         // call); out and errptr are valid slots.
         with_bytes(env, &block, |blk| {
-            call(|err| unsafe {
-                ffi::rocksfilter_filter_load(blk.as_ptr(), blk.len(), &mut out, err)
-            })
+            call(|err| unsafe { ffi::rocksfilter_filter_load(blk.as_ptr(), blk.len(), &mut out, err) })
         })??;
         Ok(out as usize as jlong)
     })
@@ -319,9 +282,8 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatch<'l>(
     run(&mut env, 1, |env| {
         // SAFETY: f is a live filter (the Java side checks it is open); the
         // slice is valid during the call.
-        with_bytes(env, &key, |k| unsafe {
-            ffi::rocksfilter_filter_may_match(filter_ptr(f), k.as_ptr(), k.len())
-        } as jboolean)
+        with_bytes(env, &key, |k| unsafe { ffi::rocksfilter_filter_may_match(filter_ptr(f), k.as_ptr(), k.len()) }
+            as jboolean)
     })
 }
 
@@ -333,12 +295,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchHash<'
     hash: jlong,
 ) -> jboolean {
     // SAFETY: f is a live filter (see filterMayMatch).
-    run(&mut env, 1, |_| {
-        Ok(
-            unsafe { ffi::rocksfilter_filter_may_match_hash(filter_ptr(f), hash as u64) }
-                as jboolean,
-        )
-    })
+    run(&mut env, 1, |_| Ok(unsafe { ffi::rocksfilter_filter_may_match_hash(filter_ptr(f), hash as u64) } as jboolean))
 }
 
 /// Packed batch: key i is `buf[offsets[first + i] .. offsets[first + i + 1]]`,
@@ -354,12 +311,15 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterMayMatchPacked
     n: jint,
     results: JByteArray<'l>,
 ) {
-    run(&mut env, (), |env| packed(env, filter_ptr(f), &buf, &offsets, first, n, &results, ffi::rocksfilter_filter_may_match_packed))
+    run(&mut env, (), |env| {
+        packed(env, filter_ptr(f), &buf, &offsets, first, n, &results, ffi::rocksfilter_filter_may_match_packed)
+    })
 }
 
 /// A C packed-batch function (`rocksfilter_filter_may_match_packed`,
 /// `rocksfilter_sst_may_match_packed`).
-type PackedFn<T> = unsafe extern "C" fn(*const T, *const u8, usize, *const usize, usize, *mut bool, *mut *mut c_char) -> u32;
+type PackedFn<T> =
+    unsafe extern "C" fn(*const T, *const u8, usize, *const usize, usize, *mut bool, *mut *mut c_char) -> u32;
 
 /// The body of both packed-batch entry points: calls `query` on the keys,
 /// the offsets and the answers in place (nested JNI critical regions, no
@@ -368,6 +328,7 @@ type PackedFn<T> = unsafe extern "C" fn(*const T, *const u8, usize, *const usize
 /// run), one byte per answer into `out`.
 /// Throws `ArrayIndexOutOfBoundsException` when `offsets` has no
 /// `first .. first + n + 1` or `out` fewer than `n` entries.
+#[allow(clippy::too_many_arguments)] // the JNI entry points' arguments, passed through
 fn packed<T>(
     env: &mut JNIEnv<'_>,
     handle: *const T,
@@ -412,7 +373,10 @@ fn packed<T>(
         unsafe { offs.as_ptr().add(start) as *const usize }
     } else {
         // SAFETY: as above; olen jlongs are readable.
-        converted = unsafe { std::slice::from_raw_parts(offs.as_ptr().add(start), n + 1) }.iter().map(|&o| o as usize).collect();
+        converted = unsafe { std::slice::from_raw_parts(offs.as_ptr().add(start), n + 1) }
+            .iter()
+            .map(|&o| o as usize)
+            .collect();
         converted.as_ptr()
     };
     let answers_ptr = answers.as_ptr() as *mut bool;
@@ -437,9 +401,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterKind<'l>(
     f: jlong,
 ) -> jint {
     // SAFETY: f is a live filter (see filterMayMatch).
-    run(&mut env, 0, |_| {
-        Ok(unsafe { ffi::rocksfilter_filter_kind(filter_ptr(f)) } as jint)
-    })
+    run(&mut env, 0, |_| Ok(unsafe { ffi::rocksfilter_filter_kind(filter_ptr(f)) } as jint))
 }
 
 #[no_mangle]
@@ -450,9 +412,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterEstimatedFpRat
     keys: jlong,
 ) -> jdouble {
     // SAFETY: f is a live filter (see filterMayMatch).
-    run(&mut env, 1.0, |_| {
-        Ok(unsafe { ffi::rocksfilter_filter_estimated_fp_rate(filter_ptr(f), keys as usize) })
-    })
+    run(&mut env, 1.0, |_| Ok(unsafe { ffi::rocksfilter_filter_estimated_fp_rate(filter_ptr(f), keys as usize) }))
 }
 
 #[no_mangle]
@@ -464,9 +424,7 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_filterBytes<'l>(
     run(&mut env, ptr::null_mut(), |env| {
         let (mut data, mut len): (*const u8, usize) = (ptr::null(), 0);
         // SAFETY: f is a live filter (see filterMayMatch); the out slots are valid.
-        call(|err| unsafe {
-            ffi::rocksfilter_filter_data_ex(filter_ptr(f), &mut data, &mut len, err)
-        })?;
+        call(|err| unsafe { ffi::rocksfilter_filter_data_ex(filter_ptr(f), &mut data, &mut len, err) })?;
         let bytes: &[u8] = if len == 0 {
             &[]
         } else {
@@ -528,7 +486,8 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatch<'l>(
     run(&mut env, 1, |env| {
         // SAFETY: s is a live SST handle (the Java side checks it is open);
         // the slice is valid during the call.
-        with_bytes(env, &key, |k| unsafe { ffi::rocksfilter_sst_may_match(sst_ptr(s), k.as_ptr(), k.len()) } as jboolean)
+        with_bytes(env, &key, |k| unsafe { ffi::rocksfilter_sst_may_match(sst_ptr(s), k.as_ptr(), k.len()) }
+            as jboolean)
     })
 }
 
@@ -543,7 +502,9 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatchPacked<'l
     n: jint,
     results: JByteArray<'l>,
 ) {
-    run(&mut env, (), |env| packed(env, sst_ptr(s), &buf, &offsets, first, n, &results, ffi::rocksfilter_sst_may_match_packed))
+    run(&mut env, (), |env| {
+        packed(env, sst_ptr(s), &buf, &offsets, first, n, &results, ffi::rocksfilter_sst_may_match_packed)
+    })
 }
 
 #[no_mangle]
@@ -558,14 +519,20 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstPrefixMayMatch<'l
         // SAFETY: s is a live SST handle (see sstMayMatch); the slice is
         // valid during the call, answer and errptr are valid slots.
         with_bytes(env, &prefix, |p| {
-            call(|err| unsafe { ffi::rocksfilter_sst_prefix_may_match(sst_ptr(s), p.as_ptr(), p.len(), &mut answer, err) })
+            call(|err| unsafe {
+                ffi::rocksfilter_sst_prefix_may_match(sst_ptr(s), p.as_ptr(), p.len(), &mut answer, err)
+            })
         })??;
         Ok(answer as jboolean)
     })
 }
 
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFilterType<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, s: jlong) -> jint {
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFilterType<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+) -> jint {
     // SAFETY: s is a live SST handle (see sstMayMatch).
     run(&mut env, 0, |_| Ok(unsafe { ffi::rocksfilter_sst_filter_type(sst_ptr(s)) } as jint))
 }
@@ -573,7 +540,11 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFilterType<'l>(mu
 /// The full filter as a new filter handle (freed with filterFree), or 0
 /// when the file has none (NOT_FOUND is not an error here).
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFullFilter<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, s: jlong) -> jlong {
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstFullFilter<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    s: jlong,
+) -> jlong {
     run(&mut env, 0, |_| {
         let mut out: *mut rocksfilter_filter = ptr::null_mut();
         // SAFETY: s is a live SST handle (see sstMayMatch); out and errptr are valid slots.
@@ -940,7 +911,11 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheNew<'l>(
 }
 
 #[no_mangle]
-pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheFree<'l>(mut env: JNIEnv<'l>, _: JClass<'l>, c: jlong) {
+pub extern "system" fn Java_io_github_rocksfilter_JniNative_cacheFree<'l>(
+    mut env: JNIEnv<'l>,
+    _: JClass<'l>,
+    c: jlong,
+) {
     // SAFETY: the Java side frees each cache exactly once (JniRef); handles
     // opened with it keep their own reference.
     run(&mut env, (), |_| {
@@ -1154,7 +1129,8 @@ extern "C" fn release_kept(ctx: *mut std::ffi::c_void) {
                 let _ = env.exception_clear();
             }
             let class: &JClass = k.class.as_obj().into();
-            let _ = env.call_static_method(class, "released", "(Ljava/lang/Object;)V", &[JValue::Object(k.call.as_obj())]);
+            let _ =
+                env.call_static_method(class, "released", "(Ljava/lang/Object;)V", &[JValue::Object(k.call.as_obj())]);
             if env.exception_check().unwrap_or(true) {
                 let _ = env.exception_clear();
             }
@@ -1171,10 +1147,7 @@ extern "C" fn release_kept(ctx: *mut std::ffi::c_void) {
 /// Copies `arr` out of the Java heap (no critical region: see above).
 fn copied(env: &mut JNIEnv<'_>, arr: &JByteArray<'_>) -> Res<Vec<u8>> {
     if arr.is_null() {
-        return Err(Failure::Status(
-            ffi::ROCKSFILTER_INVALID_ARGUMENT,
-            Some("invalid argument: array is null".into()),
-        ));
+        return Err(Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some("invalid argument: array is null".into())));
     }
     Ok(env.convert_byte_array(arr)?)
 }
@@ -1207,7 +1180,9 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstPrefixMayMatchCop
         let mut answer = true;
         // SAFETY: s is a live SST handle (see sstMayMatchCopy); answer and
         // errptr are valid slots.
-        call(|err| unsafe { ffi::rocksfilter_sst_prefix_may_match(sst_ptr(s), p.as_ptr(), p.len(), &mut answer, err) })?;
+        call(|err| unsafe {
+            ffi::rocksfilter_sst_prefix_may_match(sst_ptr(s), p.as_ptr(), p.len(), &mut answer, err)
+        })?;
         Ok(answer as jboolean)
     })
 }
@@ -1228,10 +1203,14 @@ pub extern "system" fn Java_io_github_rocksfilter_JniNative_sstMayMatchPackedCop
     results: JByteArray<'l>,
 ) {
     run(&mut env, (), |env| {
-        let n = usize::try_from(n)
-            .map_err(|_| Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some(format!("invalid argument: n = {n}"))))?;
+        let n = usize::try_from(n).map_err(|_| {
+            Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some(format!("invalid argument: n = {n}")))
+        })?;
         if buf.is_null() {
-            return Err(Failure::Status(ffi::ROCKSFILTER_INVALID_ARGUMENT, Some("invalid argument: array is null".into())));
+            return Err(Failure::Status(
+                ffi::ROCKSFILTER_INVALID_ARGUMENT,
+                Some("invalid argument: array is null".into()),
+            ));
         }
         let mut offs = vec![0i64; n + 1];
         // Throws ArrayIndexOutOfBoundsException (pending) past the array's end.

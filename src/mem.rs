@@ -31,6 +31,7 @@
 
 /// Buffers below this get no huge-page advice: two 2 MiB pages at least,
 /// and below a few MiB the 4 KiB pages' TLB misses cost little anyway.
+#[cfg(all(target_os = "linux", not(miri)))]
 const HUGE_MIN_BYTES: usize = 4 << 20;
 
 /// Whether huge-page advice is on (not `ROCKSFILTER_NO_HUGEPAGES=1`).

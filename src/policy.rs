@@ -51,13 +51,7 @@ impl BitsPerKey {
                 "bits_per_key {bits_per_key} is below 0.5, where RocksDB writes no filter at all"
             )));
         }
-        let bits = if bits_per_key < 1.0 {
-            1.0
-        } else if !(bits_per_key < 100.0) {
-            100.0
-        } else {
-            bits_per_key
-        };
+        let bits = bits_per_key.clamp(1.0, 100.0);
         let millibits = (bits * 1000.0 + 0.500001) as u32;
         Ok(BitsPerKey { bits, millibits })
     }
@@ -140,7 +134,13 @@ impl BuilderOptions {
     /// assert_eq!(BuilderOptions::new(Policy::Bloom).get_bits_per_key(), 10.0);
     /// ```
     pub fn new(policy: Policy) -> Self {
-        BuilderOptions { policy, bits_per_key: 10.0, fp_rate: None, max_bytes: None, ribbon_failure: RibbonFailure::OneIn20 }
+        BuilderOptions {
+            policy,
+            bits_per_key: 10.0,
+            fp_rate: None,
+            max_bytes: None,
+            ribbon_failure: RibbonFailure::OneIn20,
+        }
     }
 
     /// RocksDB's bits/key (sanitised as [`BitsPerKey::new`] does); unused,
@@ -496,7 +496,8 @@ mod tests {
         assert!((7.0..7.1).contains(&bpk), "{bpk}");
         assert!((r.expected_fp_rate() - 0.01).abs() < 0.01 * 1e-3, "{}", r.expected_fp_rate());
         // 1-in-1000 banding: about 2% more slots.
-        let Plan::Ribbon(r1000) = plan(BuilderOptions::new(Policy::Ribbon).fp_rate(0.01).ribbon_failure(RibbonFailure::OneIn1000), n)
+        let Plan::Ribbon(r1000) =
+            plan(BuilderOptions::new(Policy::Ribbon).fp_rate(0.01).ribbon_failure(RibbonFailure::OneIn1000), n)
         else {
             panic!()
         };

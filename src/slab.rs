@@ -198,7 +198,10 @@ impl Drop for SlabBuf {
     fn drop(&mut self) {
         let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
         let addr = self.ptr.as_ptr() as usize;
-        let Some(i) = pool.chunks.iter().position(|c| (c.base.as_ptr() as usize..c.base.as_ptr() as usize + CHUNK).contains(&addr))
+        let Some(i) = pool
+            .chunks
+            .iter()
+            .position(|c| (c.base.as_ptr() as usize..c.base.as_ptr() as usize + CHUNK).contains(&addr))
         else {
             debug_assert!(false, "a slab buffer outside every chunk");
             return;

@@ -34,8 +34,11 @@ fn probes(ks: &[Vec<u8>]) -> Vec<Vec<u8>> {
     p
 }
 
+/// A test file: its description, its bytes and the keys it holds.
+type TestFile = (&'static str, Vec<u8>, Vec<Vec<u8>>);
+
 /// Partitioned files (Bloom and Ribbon, hundreds of partitions) and a full one.
-fn files() -> Vec<(&'static str, Vec<u8>, Vec<Vec<u8>>)> {
+fn files() -> Vec<TestFile> {
     let k = keys(60_000, "k");
     vec![
         ("partitioned Bloom, 300 partitions", Crafted::synthetic(&k, Policy::Bloom, Some(200)).finish(), k.clone()),
@@ -190,7 +193,11 @@ fn cache_stats(c: *const rocksfilter_cache) -> rocksfilter_cache_stats {
     s
 }
 
-fn open_ex(src: &rocksfilter_source, cache: *mut rocksfilter_cache, flags: u32) -> Result<*mut rocksfilter_sst, (u32, String)> {
+fn open_ex(
+    src: &rocksfilter_source,
+    cache: *mut rocksfilter_cache,
+    flags: u32,
+) -> Result<*mut rocksfilter_sst, (u32, String)> {
     let opts = rocksfilter_sst_options { struct_size: std::mem::size_of::<rocksfilter_sst_options>(), flags, cache };
     let (mut out, mut err) = (null_mut(), null_mut());
     let st = unsafe { rocksfilter_sst_open_source_ex(src, &opts, &mut out, &mut err) };
@@ -286,7 +293,10 @@ fn release_runs_exactly_once_whatever_the_open_does() {
     no_read.read_at = None;
     assert_eq!(open_ex(&no_read, cache, 0).unwrap_err().0, ROCKSFILTER_INVALID_ARGUMENT);
     assert_eq!(released(), 4);
-    assert_eq!(open_ex(&source(&f), null_mut(), ROCKSFILTER_SST_CACHE_FULL_FILTERS).unwrap_err().0, ROCKSFILTER_INVALID_ARGUMENT);
+    assert_eq!(
+        open_ex(&source(&f), null_mut(), ROCKSFILTER_SST_CACHE_FULL_FILTERS).unwrap_err().0,
+        ROCKSFILTER_INVALID_ARGUMENT
+    );
     assert_eq!(released(), 5);
     // A caller built against the header before `release` (a smaller
     // struct): never called.
@@ -340,7 +350,9 @@ fn files_truncated_replaced_rewritten_or_deleted_under_cached_handles() {
             assert_eq!(answers(&sst, &p[..1000]).0, want[..1000]);
             assert_eq!(cache.stats().open_files, u64::from(open_files > 0), "{what}");
             match what {
-                "truncated" => std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(file.len() as u64 / 2).unwrap(),
+                "truncated" => {
+                    std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(file.len() as u64 / 2).unwrap()
+                }
                 "replaced" => {
                     // Another file of the same length renamed over it (another inode).
                     let other = d.join("other.sst");
@@ -411,7 +423,12 @@ fn misuse_is_refused_with_a_message() {
     for (size, flags, cache, want) in [
         (8, 0, c, "struct_size is 8"),
         (std::mem::size_of::<rocksfilter_sst_options>(), ROCKSFILTER_SST_MMAP, c, "exclude each other"),
-        (std::mem::size_of::<rocksfilter_sst_options>(), ROCKSFILTER_SST_CACHE_FULL_FILTERS, null_mut(), "needs a cache"),
+        (
+            std::mem::size_of::<rocksfilter_sst_options>(),
+            ROCKSFILTER_SST_CACHE_FULL_FILTERS,
+            null_mut(),
+            "needs a cache",
+        ),
         (std::mem::size_of::<rocksfilter_sst_options>(), 64, c, "unknown flags"),
     ] {
         let opts = rocksfilter_sst_options { struct_size: size, flags, cache };
@@ -425,10 +442,14 @@ fn misuse_is_refused_with_a_message() {
     }
     // NULL options: the defaults (everything loaded at open).
     let (mut out, mut err) = (null_mut(), null_mut());
-    assert_eq!(unsafe { rocksfilter_sst_open_ex(cpath.as_ptr(), std::ptr::null(), &mut out, &mut err) }, ROCKSFILTER_OK);
+    assert_eq!(
+        unsafe { rocksfilter_sst_open_ex(cpath.as_ptr(), std::ptr::null(), &mut out, &mut err) },
+        ROCKSFILTER_OK
+    );
     unsafe { rocksfilter_sst_free(out) };
     // A freed cache's handles keep theirs alive.
-    let opts = rocksfilter_sst_options { struct_size: std::mem::size_of::<rocksfilter_sst_options>(), flags: 0, cache: c };
+    let opts =
+        rocksfilter_sst_options { struct_size: std::mem::size_of::<rocksfilter_sst_options>(), flags: 0, cache: c };
     assert_eq!(unsafe { rocksfilter_sst_open_ex(cpath.as_ptr(), &opts, &mut out, &mut err) }, ROCKSFILTER_OK);
     unsafe { rocksfilter_cache_free(c) };
     assert!(ks.iter().all(|k| unsafe { rocksfilter_sst_may_match(out, k.as_ptr(), k.len()) }));

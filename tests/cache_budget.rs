@@ -47,7 +47,8 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
         let q = unsafe { System.realloc(p, l, new) };
         if !q.is_null() {
-            let now = LIVE.fetch_add(new as isize - l.size() as isize, Ordering::Relaxed) + new as isize - l.size() as isize;
+            let now =
+                LIVE.fetch_add(new as isize - l.size() as isize, Ordering::Relaxed) + new as isize - l.size() as isize;
             PEAK.fetch_max(now, Ordering::Relaxed);
         }
         q
@@ -108,7 +109,8 @@ fn the_budget_holds_under_concurrent_queries_and_a_soak_leaks_nothing() {
     let dir = std::env::temp_dir().join(format!("rocksfilter-cache-budget-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let files = files(&dir);
-    let queries_per_thread: usize = std::env::var("ROCKSFILTER_SOAK_QUERIES").ok().and_then(|v| v.parse().ok()).unwrap_or(300_000);
+    let queries_per_thread: usize =
+        std::env::var("ROCKSFILTER_SOAK_QUERIES").ok().and_then(|v| v.parse().ok()).unwrap_or(300_000);
 
     let before_open = live();
     let cache = FilterCache::new(CAPACITY);
@@ -132,7 +134,8 @@ fn the_budget_holds_under_concurrent_queries_and_a_soak_leaks_nothing() {
 
     std::thread::scope(|s| {
         for t in 0..THREADS {
-            let (files, handles, cache, queries, absent_rejected) = (&files, &handles, &cache, &queries, &absent_rejected);
+            let (files, handles, cache, queries, absent_rejected) =
+                (&files, &handles, &cache, &queries, &absent_rejected);
             s.spawn(move || {
                 let mut x = t as u64 * 7919 + 1;
                 let mut batch_keys: Vec<&[u8]> = Vec::with_capacity(256);
@@ -184,7 +187,11 @@ fn the_budget_holds_under_concurrent_queries_and_a_soak_leaks_nothing() {
     // What the allocator sees now is what the cache says it holds (plus
     // its rings' bookkeeping).
     let now = live() - baseline;
-    assert!(now <= stats.bytes_held as isize + (32 << 10), "{now} live beyond the handles, the cache holds {}", stats.bytes_held);
+    assert!(
+        now <= stats.bytes_held as isize + (32 << 10),
+        "{now} live beyond the handles, the cache holds {}",
+        stats.bytes_held
+    );
     assert!(now >= stats.bytes_held as isize / 2, "{now} live, the cache says {}", stats.bytes_held);
 
     // The soak: the same queries, while two threads open and close

@@ -130,7 +130,8 @@ fn measured_fp_rates_track_rocksdb_estimates() {
 /// absent keys: (measured, the block's estimate, bytes).
 fn measured_fp_with(opts: &BuilderOptions, n: usize, probes: usize, rng: &mut Rng) -> (f64, f64, usize) {
     let mut b = FilterBuilder::with_options(opts).unwrap();
-    let keys: Vec<[u8; 16]> = (0..n).map(|_| (rng.next() as u128 | ((rng.next() as u128) << 64)).to_le_bytes()).collect();
+    let keys: Vec<[u8; 16]> =
+        (0..n).map(|_| (rng.next() as u128 | ((rng.next() as u128) << 64)).to_le_bytes()).collect();
     for k in &keys {
         b.add_key(k);
     }
@@ -153,7 +154,8 @@ fn sized_blocks_meet_their_targets() {
             for target in [0.05, 0.01, 0.001] {
                 let opts = BuilderOptions::new(policy).fp_rate(target).ribbon_failure(cfc);
                 let (measured, estimate, bytes) = measured_fp_with(&opts, n, m, &mut rng);
-                let banding = if policy == Policy::Ribbon { format!(" (1-in-{} banding)", cfc.one_in()) } else { String::new() };
+                let banding =
+                    if policy == Policy::Ribbon { format!(" (1-in-{} banding)", cfc.one_in()) } else { String::new() };
                 println!(
                     "{policy:?}{banding} at FP target {:.2}%: {bytes} bytes ({:.2} bits/key), measured {:.4}%, estimate {:.4}%",
                     100.0 * target,

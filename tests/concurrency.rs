@@ -64,10 +64,11 @@ fn spawn_builders(start: Arc<Barrier>) -> Vec<thread::JoinHandle<()>> {
 fn shared_filters_answer_identically_under_load() {
     let added = keys(20_000, "added-");
     let probes: Vec<Vec<u8>> = added.iter().step_by(7).cloned().chain(keys(3000, "absent-")).collect();
-    let filters: Vec<Arc<Filter<'static>>> = [(Policy::Bloom, 10.0), (Policy::Ribbon, 10.0), (Policy::LegacyBloom, 10.0)]
-        .into_iter()
-        .map(|(p, bpk)| Arc::new(Filter::from_vec(build(p, bpk, &added)).unwrap()))
-        .collect();
+    let filters: Vec<Arc<Filter<'static>>> =
+        [(Policy::Bloom, 10.0), (Policy::Ribbon, 10.0), (Policy::LegacyBloom, 10.0)]
+            .into_iter()
+            .map(|(p, bpk)| Arc::new(Filter::from_vec(build(p, bpk, &added)).unwrap()))
+            .collect();
     let expected: Vec<_> = filters.iter().map(|f| answers(f, &probes)).collect();
     let added = Arc::new(added);
     let probes = Arc::new(probes);
@@ -122,7 +123,10 @@ fn shared_c_handle_answers_identically_under_load() {
             let block = std::slice::from_raw_parts(data, len).to_vec();
             rocksfilter_bytes_free(data, len);
             let mut f = std::ptr::null_mut();
-            assert_eq!(rocksfilter_filter_load_borrowed(block.as_ptr(), block.len(), &mut f, std::ptr::null_mut()), ROCKSFILTER_OK);
+            assert_eq!(
+                rocksfilter_filter_load_borrowed(block.as_ptr(), block.len(), &mut f, std::ptr::null_mut()),
+                ROCKSFILTER_OK
+            );
             (block, Handle(f))
         };
         let expected: Vec<bool> =
@@ -150,16 +154,31 @@ fn shared_c_handle_answers_identically_under_load() {
                     let mut batch = vec![false; probes.len()];
                     let mut packed = vec![false; probes.len()];
                     unsafe {
-                        rocksfilter_filter_may_match_batch(f, ptrs.as_ptr(), lens.as_ptr(), probes.len(), batch.as_mut_ptr());
+                        rocksfilter_filter_may_match_batch(
+                            f,
+                            ptrs.as_ptr(),
+                            lens.as_ptr(),
+                            probes.len(),
+                            batch.as_mut_ptr(),
+                        );
                         let st = rocksfilter_filter_may_match_packed(
-                            f, buf.as_ptr(), buf.len(), offsets.as_ptr(), probes.len(), packed.as_mut_ptr(), std::ptr::null_mut(),
+                            f,
+                            buf.as_ptr(),
+                            buf.len(),
+                            offsets.as_ptr(),
+                            probes.len(),
+                            packed.as_mut_ptr(),
+                            std::ptr::null_mut(),
                         );
                         assert_eq!(st, ROCKSFILTER_OK);
                     }
                     assert_eq!(&batch, &*expected, "thread {t} round {round}: batch differs");
                     assert_eq!(&packed, &*expected, "thread {t} round {round}: packed differs");
                     for k in added.iter().skip(t).step_by(QUERY_THREADS) {
-                        assert!(unsafe { rocksfilter_filter_may_match(f, k.as_ptr(), k.len()) }, "thread {t}: added key absent");
+                        assert!(
+                            unsafe { rocksfilter_filter_may_match(f, k.as_ptr(), k.len()) },
+                            "thread {t}: added key absent"
+                        );
                         if policy != ROCKSFILTER_POLICY_LEGACY_BLOOM {
                             let h = unsafe { rocksfilter_hash64(k.as_ptr(), k.len()) };
                             assert!(unsafe { rocksfilter_filter_may_match_hash(f, h) });
@@ -190,7 +209,11 @@ fn ssts() -> Vec<(Arc<Sst<'static>>, Vec<Vec<u8>>, String)> {
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".sst") && (n.contains("part") || (n.contains("_ascii1000") && (n.contains("ribbon10") || n.contains("bloom10")))))
+            .filter(|n| {
+                n.ends_with(".sst")
+                    && (n.contains("part")
+                        || (n.contains("_ascii1000") && (n.contains("ribbon10") || n.contains("bloom10"))))
+            })
             .collect();
         // A spread of partitioned and of full filters.
         names.sort();
@@ -275,7 +298,8 @@ fn cached_handles_answer_identically_under_eviction_and_churn() {
     let start = Arc::new(Barrier::new(QUERY_THREADS / 2 + 2));
     let mut threads = Vec::new();
     for t in 0..QUERY_THREADS / 2 {
-        let (shared, probes, want, cache, start) = (shared.clone(), probes.clone(), want.clone(), cache.clone(), start.clone());
+        let (shared, probes, want, cache, start) =
+            (shared.clone(), probes.clone(), want.clone(), cache.clone(), start.clone());
         threads.push(thread::spawn(move || {
             start.wait();
             for r in 0..rounds {

@@ -128,8 +128,14 @@ fn builder_null_handles_and_keys() {
     // NULL out-pointers.
     let mut len = 0usize;
     let mut data = null_mut();
-    assert_eq!(unsafe { rocksfilter_builder_finish(b, null_mut(), &mut len, null_mut()) }, ROCKSFILTER_INVALID_ARGUMENT);
-    assert_eq!(unsafe { rocksfilter_builder_finish(b, &mut data, null_mut(), null_mut()) }, ROCKSFILTER_INVALID_ARGUMENT);
+    assert_eq!(
+        unsafe { rocksfilter_builder_finish(b, null_mut(), &mut len, null_mut()) },
+        ROCKSFILTER_INVALID_ARGUMENT
+    );
+    assert_eq!(
+        unsafe { rocksfilter_builder_finish(b, &mut data, null_mut(), null_mut()) },
+        ROCKSFILTER_INVALID_ARGUMENT
+    );
 
     // A NULL key of length 0 is the empty key.
     unsafe { rocksfilter_builder_add_key(b, null(), 0) };
@@ -144,9 +150,19 @@ fn builder_null_handles_and_keys() {
     // A NULL key with a non-zero length (even a huge one) poisons the next
     // finish: the key is never silently dropped; the builder then recovers.
     for (what, add) in [
-        ("add_key", Box::new(|b| unsafe { rocksfilter_builder_add_key(b, null(), usize::MAX) }) as Box<dyn Fn(*mut rocksfilter_builder)>),
-        ("add_key_and_alt key", Box::new(|b| unsafe { rocksfilter_builder_add_key_and_alt(b, null(), 3, b"a".as_ptr(), 1) })),
-        ("add_key_and_alt alt", Box::new(|b| unsafe { rocksfilter_builder_add_key_and_alt(b, b"a".as_ptr(), 1, null(), 3) })),
+        (
+            "add_key",
+            Box::new(|b| unsafe { rocksfilter_builder_add_key(b, null(), usize::MAX) })
+                as Box<dyn Fn(*mut rocksfilter_builder)>,
+        ),
+        (
+            "add_key_and_alt key",
+            Box::new(|b| unsafe { rocksfilter_builder_add_key_and_alt(b, null(), 3, b"a".as_ptr(), 1) }),
+        ),
+        (
+            "add_key_and_alt alt",
+            Box::new(|b| unsafe { rocksfilter_builder_add_key_and_alt(b, b"a".as_ptr(), 1, null(), 3) }),
+        ),
     ] {
         unsafe { rocksfilter_builder_add_key(b, b"good".as_ptr(), 4) };
         add(b);
@@ -334,7 +350,11 @@ fn batch_with_null_pieces() {
         rocksfilter_filter_may_match_batch(f, null(), null(), 0, r.as_mut_ptr());
         assert_eq!(r, [false; 4], "n = 0 wrote results");
         // NULL filter, keys or lens: every answer true.
-        for (ff, kk, ll) in [(null(), keys.as_ptr(), lens.as_ptr()), (f as *const _, null(), lens.as_ptr()), (f as *const _, keys.as_ptr(), null())] {
+        for (ff, kk, ll) in [
+            (null(), keys.as_ptr(), lens.as_ptr()),
+            (f as *const _, null(), lens.as_ptr()),
+            (f as *const _, keys.as_ptr(), null()),
+        ] {
             let mut r = [false; 4];
             rocksfilter_filter_may_match_batch(ff, kk, ll, 4, r.as_mut_ptr());
             assert_eq!(r, [true; 4]);
@@ -370,7 +390,10 @@ fn packed_batch_with_bad_offsets() {
     // NULL results / offsets / filter / buf(with length): INVALID_ARGUMENT.
     assert_eq!(packed(f, buf.as_ptr(), buf.len(), good.as_ptr(), 3, null_mut()).0, ROCKSFILTER_INVALID_ARGUMENT);
     assert_eq!(packed(f, buf.as_ptr(), buf.len(), null(), 3, r.as_mut_ptr()).0, ROCKSFILTER_INVALID_ARGUMENT);
-    assert_eq!(packed(null(), buf.as_ptr(), buf.len(), good.as_ptr(), 3, r.as_mut_ptr()).0, ROCKSFILTER_INVALID_ARGUMENT);
+    assert_eq!(
+        packed(null(), buf.as_ptr(), buf.len(), good.as_ptr(), 3, r.as_mut_ptr()).0,
+        ROCKSFILTER_INVALID_ARGUMENT
+    );
     assert_eq!(packed(f, null(), usize::MAX, good.as_ptr(), 3, r.as_mut_ptr()).0, ROCKSFILTER_INVALID_ARGUMENT);
     // NULL buf of length 0 with all-zero offsets: n empty keys.
     let zeros = [0usize; 4];
@@ -439,13 +462,19 @@ fn sst_null_and_bad_arguments() {
             assert_eq!(rocksfilter_sst_open_memory(null(), len, &mut s, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
             take(&mut err);
         }
-        assert_eq!(rocksfilter_sst_open_memory_opts(b"x".as_ptr(), 1, 0xffff_fffe, &mut s, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(
+            rocksfilter_sst_open_memory_opts(b"x".as_ptr(), 1, 0xffff_fffe, &mut s, &mut err),
+            ROCKSFILTER_INVALID_ARGUMENT
+        );
         take(&mut err);
 
         // NULL handle everywhere.
         assert!(rocksfilter_sst_may_match(null(), b"k".as_ptr(), 1));
         let mut out = false;
-        assert_eq!(rocksfilter_sst_prefix_may_match(null(), b"k".as_ptr(), 1, &mut out, null_mut()), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(
+            rocksfilter_sst_prefix_may_match(null(), b"k".as_ptr(), 1, &mut out, null_mut()),
+            ROCKSFILTER_INVALID_ARGUMENT
+        );
         let mut ff = std::ptr::dangling_mut::<rocksfilter_filter>();
         assert_eq!(rocksfilter_sst_full_filter(null(), &mut ff, null_mut()), ROCKSFILTER_INVALID_ARGUMENT);
         assert!(ff.is_null());
@@ -477,15 +506,24 @@ fn sst_valid_handle_with_bad_arguments_and_filter_lifetime() {
         assert!(rocksfilter_sst_may_match(s, null(), usize::MAX));
         // No prefix extractor: NOT_SUPPORTED; NULL prefix/out: INVALID_ARGUMENT.
         let mut out = false;
-        assert_eq!(rocksfilter_sst_prefix_may_match(s, b"k".as_ptr(), 1, &mut out, &mut err), ROCKSFILTER_NOT_SUPPORTED);
+        assert_eq!(
+            rocksfilter_sst_prefix_may_match(s, b"k".as_ptr(), 1, &mut out, &mut err),
+            ROCKSFILTER_NOT_SUPPORTED
+        );
         assert!(take(&mut err).unwrap().contains("no prefix filter"));
         assert_eq!(rocksfilter_sst_prefix_may_match(s, null(), 3, &mut out, null_mut()), ROCKSFILTER_INVALID_ARGUMENT);
-        assert_eq!(rocksfilter_sst_prefix_may_match(s, b"k".as_ptr(), 1, null_mut(), null_mut()), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(
+            rocksfilter_sst_prefix_may_match(s, b"k".as_ptr(), 1, null_mut(), null_mut()),
+            ROCKSFILTER_INVALID_ARGUMENT
+        );
         // Properties: absent block -> NULL strings; property lookups NULL-safe.
         assert_eq!(rocksfilter_sst_get_properties(s, null_mut()), ROCKSFILTER_INVALID_ARGUMENT);
         let mut props = std::mem::zeroed::<rocksfilter_sst_properties>();
         assert_eq!(rocksfilter_sst_get_properties(s, &mut props), ROCKSFILTER_OK);
-        assert_eq!((props.format_version, props.filter_type, props.num_partitions), (5, ROCKSFILTER_SST_FILTER_FULL, 1));
+        assert_eq!(
+            (props.format_version, props.filter_type, props.num_partitions),
+            (5, ROCKSFILTER_SST_FILTER_FULL, 1)
+        );
         assert!(props.comparator.is_null());
         assert_eq!(CStr::from_ptr(props.filter_block_name).to_str().unwrap(), "fullfilter.rocksdb.BuiltinBloomFilter");
         let mut len = 7usize;
@@ -526,7 +564,13 @@ fn sst_valid_handle_with_bad_arguments_and_filter_lifetime() {
         assert!(msg.contains("filter block at offset 0") && msg.contains("checksum mismatch"), "{msg}");
         rocksfilter_sst_free(s);
         assert_eq!(
-            rocksfilter_sst_open_memory_opts(damaged.as_ptr(), damaged.len(), ROCKSFILTER_SST_SKIP_CHECKSUMS, &mut s, null_mut()),
+            rocksfilter_sst_open_memory_opts(
+                damaged.as_ptr(),
+                damaged.len(),
+                ROCKSFILTER_SST_SKIP_CHECKSUMS,
+                &mut s,
+                null_mut()
+            ),
             ROCKSFILTER_OK
         );
         rocksfilter_sst_free(s);
@@ -569,7 +613,10 @@ fn lengths_above_isize_max_are_refused_everywhere() {
         unsafe {
             let mut s = std::ptr::dangling_mut::<rocksfilter_sst>();
             let mut err = null_mut();
-            assert_eq!(rocksfilter_sst_open_memory(three.as_ptr(), len, &mut s, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+            assert_eq!(
+                rocksfilter_sst_open_memory(three.as_ptr(), len, &mut s, &mut err),
+                ROCKSFILTER_INVALID_ARGUMENT
+            );
             assert!(s.is_null());
             assert!(take(&mut err).unwrap().contains("largest possible object"));
             // Queries answer "may match"; hashes are 0.
@@ -618,11 +665,17 @@ fn ex_calls_report_misuse_with_messages() {
         assert_eq!(rocksfilter_filter_get_info_ex(f, &mut info, &mut err), ROCKSFILTER_OK);
         assert!(err.is_null());
         assert_eq!(info.struct_size as usize, full);
-        assert_eq!((info.kind, info.bytes, info.num_probes, info.line_bytes), (ROCKSFILTER_KIND_FAST_LOCAL_BLOOM, block.len() as u64, 6, 64));
+        assert_eq!(
+            (info.kind, info.bytes, info.num_probes, info.line_bytes),
+            (ROCKSFILTER_KIND_FAST_LOCAL_BLOOM, block.len() as u64, 6, 64)
+        );
         // Agrees with the fixed 0.1 struct.
         let mut old = std::mem::zeroed::<rocksfilter_filter_info>();
         assert_eq!(rocksfilter_filter_get_info(f, &mut old), ROCKSFILTER_OK);
-        assert_eq!((old.kind, old.bytes, old.num_probes, old.line_bytes), (info.kind, info.bytes, info.num_probes, info.line_bytes));
+        assert_eq!(
+            (old.kind, old.bytes, old.num_probes, old.line_bytes),
+            (info.kind, info.bytes, info.num_probes, info.line_bytes)
+        );
         // An older, shorter caller (kind and bytes only): nothing past them is
         // written, and struct_size reports the 16 bytes filled.
         let mut buf = [0xa5u8; 64];
@@ -657,25 +710,42 @@ fn ex_calls_report_misuse_with_messages() {
         let lens: Vec<usize> = keys.iter().map(|k| k.len()).collect();
         let mut got = [false; 3];
         let mut want = [false; 3];
-        assert_eq!(rocksfilter_filter_may_match_batch_ex(f, ptrs.as_ptr(), lens.as_ptr(), 3, got.as_mut_ptr(), &mut err), ROCKSFILTER_OK);
+        assert_eq!(
+            rocksfilter_filter_may_match_batch_ex(f, ptrs.as_ptr(), lens.as_ptr(), 3, got.as_mut_ptr(), &mut err),
+            ROCKSFILTER_OK
+        );
         rocksfilter_filter_may_match_batch(f, ptrs.as_ptr(), lens.as_ptr(), 3, want.as_mut_ptr());
         assert_eq!(got, want);
         assert!(got[0] && got[1]);
         // ... and refuses a NULL key with a length, naming it, results untouched.
         let bad = [ptrs[0], null(), ptrs[2]];
         let mut untouched = [false; 3];
-        assert_eq!(rocksfilter_filter_may_match_batch_ex(f, bad.as_ptr(), lens.as_ptr(), 3, untouched.as_mut_ptr(), &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(
+            rocksfilter_filter_may_match_batch_ex(f, bad.as_ptr(), lens.as_ptr(), 3, untouched.as_mut_ptr(), &mut err),
+            ROCKSFILTER_INVALID_ARGUMENT
+        );
         assert_eq!(take(&mut err).unwrap(), "invalid argument: keys[1] (with non-zero length) is NULL");
         assert_eq!(untouched, [false; 3]);
         let huge = [1usize, usize::MAX, 1];
-        assert_eq!(rocksfilter_filter_may_match_batch_ex(f, ptrs.as_ptr(), huge.as_ptr(), 3, untouched.as_mut_ptr(), &mut err), ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(
+            rocksfilter_filter_may_match_batch_ex(f, ptrs.as_ptr(), huge.as_ptr(), 3, untouched.as_mut_ptr(), &mut err),
+            ROCKSFILTER_INVALID_ARGUMENT
+        );
         assert!(take(&mut err).unwrap().starts_with("invalid argument: keys[1]: length"));
-        for (ff, k, l, r) in [(null(), ptrs.as_ptr(), lens.as_ptr(), untouched.as_mut_ptr()), (f as *const _, null(), lens.as_ptr(), untouched.as_mut_ptr()), (f as *const _, ptrs.as_ptr(), null(), untouched.as_mut_ptr()), (f as *const _, ptrs.as_ptr(), lens.as_ptr(), null_mut())] {
+        for (ff, k, l, r) in [
+            (null(), ptrs.as_ptr(), lens.as_ptr(), untouched.as_mut_ptr()),
+            (f as *const _, null(), lens.as_ptr(), untouched.as_mut_ptr()),
+            (f as *const _, ptrs.as_ptr(), null(), untouched.as_mut_ptr()),
+            (f as *const _, ptrs.as_ptr(), lens.as_ptr(), null_mut()),
+        ] {
             assert_eq!(rocksfilter_filter_may_match_batch_ex(ff, k, l, 3, r, &mut err), ROCKSFILTER_INVALID_ARGUMENT);
             assert!(take(&mut err).is_some());
         }
         // n == 0 is a no-op even with NULLs.
-        assert_eq!(rocksfilter_filter_may_match_batch_ex(null(), null(), null(), 0, null_mut(), &mut err), ROCKSFILTER_OK);
+        assert_eq!(
+            rocksfilter_filter_may_match_batch_ex(null(), null(), null(), 0, null_mut(), &mut err),
+            ROCKSFILTER_OK
+        );
         rocksfilter_filter_free(f);
 
         // sst_get_properties_ex: NULLs with messages.

@@ -86,7 +86,12 @@ fn hashes_equal_rocksdb() {
         let h64 = u64::from_str_radix(f[1], 16).unwrap();
         let h32 = u32::from_str_radix(f[2], 16).unwrap();
         assert_eq!(hash64(&key), h64, "hash64 of the {len}-byte key: {:016x} vs RocksDB {h64:016x}", hash64(&key));
-        assert_eq!(bloom_hash(&key), h32, "bloom_hash of the {len}-byte key: {:08x} vs RocksDB {h32:08x}", bloom_hash(&key));
+        assert_eq!(
+            bloom_hash(&key),
+            h32,
+            "bloom_hash of the {len}-byte key: {:08x} vs RocksDB {h32:08x}",
+            bloom_hash(&key)
+        );
     }
 }
 

@@ -73,6 +73,7 @@ fn two_hundred_thousand_handles_without_a_mapping_each() {
     // 128 KiB or more is an mmap of its own (a fixed threshold turns off
     // glibc's dynamic raise after the first free).
     // SAFETY: mallopt only sets an allocator parameter.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     assert_eq!(unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10) }, 1);
     let dir = std::env::temp_dir().join(format!("rocksfilter-handles-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -92,7 +93,9 @@ fn two_hundred_thousand_handles_without_a_mapping_each() {
 
     let maps_before = mappings();
     let live_before = LIVE.load(Relaxed);
-    let open = |i: usize| Sst::open(if i.is_multiple_of(10) { &large } else { &small }).unwrap_or_else(|e| panic!("handle {i}: {e}"));
+    let open = |i: usize| {
+        Sst::open(if i.is_multiple_of(10) { &large } else { &small }).unwrap_or_else(|e| panic!("handle {i}: {e}"))
+    };
     let mut handles: Vec<Sst<'static>> = Vec::with_capacity(SMALL + LARGE);
     for i in 0..SMALL + LARGE {
         handles.push(open(i));
@@ -172,10 +175,9 @@ fn per_handle_overhead_on_files_rocksdb_wrote() {
             "{name}: {held_each} bytes of filter held per handle ({}), {per_handle} bytes per handle besides on the heap \
              (properties{}; plus the {}-byte Sst value)",
             if in_heap == 0 { format!("in {slab_chunks} slab chunks") } else { "in malloc's heap".into() },
-            if partitions > 0 {
-                format!("; {partitions} partitions, {} bytes each for its separator and filter header", (per_handle - 2048) / partitions)
-            } else {
-                String::new()
+            match std::num::NonZeroUsize::new(partitions) {
+                Some(p) => format!("; {p} partitions, {} bytes each for its separator and filter header", (per_handle - 2048) / p),
+                None => String::new(),
             },
             std::mem::size_of::<Sst<'static>>()
         );

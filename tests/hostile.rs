@@ -69,9 +69,8 @@ fn ikey(user: &[u8], seq: u64, t: u8) -> Vec<u8> {
 fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
     let mut out = Vec::new();
     let mut extra = Vec::new();
-    let mut add = |class: &'static str, base: &Base, c: &Crafted| {
-        out.push(Case { class, base: base.name, file: c.finish() })
-    };
+    let mut add =
+        |class: &'static str, base: &Base, c: &Crafted| out.push(Case { class, base: base.name, file: c.finish() });
     let full = &bases["full"];
     let ribbon = &bases["ribbon"];
     let legacy = &bases["legacy"];
@@ -88,10 +87,9 @@ fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
     // with the legacy magic) and 1, which RocksDB 7.x-10.x still read, over
     // the same blocks (uncompressed, crc32c, so nothing else differs)
     for b in [full, legacy, part, prefix_only, prefix_only_part] {
-        for (fv, class) in [
-            (0, "footer rewritten as format_version 0 (legacy magic)"),
-            (1, "footer rewritten as format_version 1"),
-        ] {
+        for (fv, class) in
+            [(0, "footer rewritten as format_version 0 (legacy magic)"), (1, "footer rewritten as format_version 1")]
+        {
             let mut c = b.crafted.clone();
             assert_eq!(c.checksum_type, 1, "{}: the legacy footer implies crc32c", b.name);
             c.format_version = fv;
@@ -201,7 +199,9 @@ fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
         let mut c = legacy.crafted.clone();
         let mut f = c.full_filter();
         let n = f.len();
-        for (label, lines) in [("legacy Bloom declaring 0 cache lines", 0u32), ("legacy Bloom with lines that do not divide it", 7)] {
+        for (label, lines) in
+            [("legacy Bloom declaring 0 cache lines", 0u32), ("legacy Bloom with lines that do not divide it", 7)]
+        {
             f[n - 4..].copy_from_slice(&lines.to_le_bytes());
             c.set_full_filter(&f);
             add(label, legacy, &c);
@@ -354,7 +354,9 @@ fn cases(bases: &BTreeMap<&'static str, Base>) -> Vec<Case> {
 #[ignore = "needs the RocksDB fixtures and judge: make sst-test"]
 fn crafted_files_answer_as_rocksdb_does() {
     let dir = PathBuf::from(std::env::var("ROCKSFILTER_SST_FIXTURES").expect("ROCKSFILTER_SST_FIXTURES"));
-    let judge = PathBuf::from(std::env::var("ROCKSFILTER_JUDGE").expect("ROCKSFILTER_JUDGE (built from sst_fixtures/judge78.c)"));
+    let judge = PathBuf::from(
+        std::env::var("ROCKSFILTER_JUDGE").expect("ROCKSFILTER_JUDGE (built from sst_fixtures/judge78.c)"),
+    );
     let mut bases = BTreeMap::new();
     for (role, name, prefix_len, whole_key) in [
         ("full", "r78_fv5_crc32c_bloom10_none_ascii1000.sst", 0, true),
@@ -415,8 +417,14 @@ fn crafted_files_answer_as_rocksdb_does() {
         match (&ours, callback::open_bytes(&case.file), &path_open) {
             (Ok(m), Ok(cb), Ok(p)) => {
                 t.callback_opens += 1;
-                if let Some(k) = base.keys.iter().find(|k| cb.may_match(k) != m.may_match(k) || p.may_match(k) != m.may_match(k)) {
-                    failures.push(format!("{}: memory, callback and path opens answer {:?} differently", case.class, String::from_utf8_lossy(k)));
+                if let Some(k) =
+                    base.keys.iter().find(|k| cb.may_match(k) != m.may_match(k) || p.may_match(k) != m.may_match(k))
+                {
+                    failures.push(format!(
+                        "{}: memory, callback and path opens answer {:?} differently",
+                        case.class,
+                        String::from_utf8_lossy(k)
+                    ));
                 }
             }
             (Err(_), Err(_), Err(_)) => t.callback_opens += 1,
@@ -495,7 +503,13 @@ fn crafted_files_answer_as_rocksdb_does() {
         alike += t.callback_opens;
         println!(
             "  {class:<72} {:>5} {:>8} {:>7} {:>8} {:>9} {:>7} {:>7}",
-            t.files, t.rocksdb_refused, t.rocksdb_crashed, t.we_refused, t.found_by_rocksdb, t.false_absents, t.filtered_by_us
+            t.files,
+            t.rocksdb_refused,
+            t.rocksdb_crashed,
+            t.we_refused,
+            t.found_by_rocksdb,
+            t.false_absents,
+            t.filtered_by_us
         );
         files += t.files;
         absents += t.false_absents;

@@ -25,10 +25,13 @@ fn keys(n: usize, tag: &str) -> Vec<Vec<u8>> {
     k
 }
 
+/// A test file: its description, its bytes and the keys it holds.
+type TestFile = (&'static str, Vec<u8>, Vec<Vec<u8>>);
+
 /// Synthetic files of each filter kind, with their keys: a small full
 /// filter, one above glibc's 128 KiB mmap threshold, partitioned ones
 /// (small, and larger than the first read), a block-based one.
-fn files() -> Vec<(&'static str, Vec<u8>, Vec<Vec<u8>>)> {
+fn files() -> Vec<TestFile> {
     let small = keys(2_000, "s");
     let big = keys(150_000, "b");
     let mut out = vec![
@@ -53,12 +56,17 @@ fn answers_survive_truncate_rewrite_and_delete_under_open_handles() {
     let dir = std::env::temp_dir().join(format!("rocksfilter-io-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (name, file, ks) in files() {
-        let paths: Vec<_> = ["truncated", "rewritten", "deleted"].iter().map(|w| dir.join(format!("{w}.sst"))).collect();
+        let paths: Vec<_> =
+            ["truncated", "rewritten", "deleted"].iter().map(|w| dir.join(format!("{w}.sst"))).collect();
         let mut handles = Vec::new();
         for p in &paths {
             std::fs::write(p, &file).unwrap();
             let rust = Sst::open(p).unwrap();
-            assert!(rust.open_stats().reads >= 1 && rust.open_stats().bytes_held > 0, "{name}: {:?}", rust.open_stats());
+            assert!(
+                rust.open_stats().reads >= 1 && rust.open_stats().bytes_held > 0,
+                "{name}: {:?}",
+                rust.open_stats()
+            );
             let cpath = CString::new(p.to_str().unwrap()).unwrap();
             let mut c = null_mut();
             assert_eq!(unsafe { rocksfilter_sst_open(cpath.as_ptr(), &mut c, null_mut()) }, ROCKSFILTER_OK);
@@ -163,7 +171,10 @@ fn callback_faults_on_every_read_give_clean_errors_or_no_false_absent() {
                     ),
                     (_, Ok(sst)) => {
                         let got = answers(|k| sst.may_match(k), &ks);
-                        assert!(got[..ks.len()].iter().all(|&b| b), "{name}: {fault:?} on read {n}: a key answered absent");
+                        assert!(
+                            got[..ks.len()].iter().all(|&b| b),
+                            "{name}: {fault:?} on read {n}: a key answered absent"
+                        );
                     }
                 }
             }
@@ -216,7 +227,13 @@ fn reads_are_few_and_sized_from_the_suffix() {
             assert_eq!((st.reads, st.bytes_read), (1, file.len() as u64), "{name}");
         }
         assert!(st.reads <= 3, "{name}: {st:?}");
-        println!("{name}: {} bytes, {} reads, {} bytes read, {} bytes held", file.len(), st.reads, st.bytes_read, st.bytes_held);
+        println!(
+            "{name}: {} bytes, {} reads, {} bytes read, {} bytes held",
+            file.len(),
+            st.reads,
+            st.bytes_read,
+            st.bytes_held
+        );
     }
 }
 

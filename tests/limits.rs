@@ -189,8 +189,14 @@ fn fast_local_and_legacy_hostile_trailers() {
             b.push(6);
             b.extend_from_slice(&lines.to_le_bytes());
             let f = Filter::new(&b).unwrap();
-            let solvable = lines != 0 && (len as u64).is_multiple_of(lines as u64) && (len as u64 / lines as u64).is_power_of_two();
-            assert_eq!(f.kind(), if solvable { Kind::LegacyBloom } else { Kind::AlwaysTrue }, "{len} bytes, {lines} lines");
+            let solvable = lines != 0
+                && (len as u64).is_multiple_of(lines as u64)
+                && (len as u64 / lines as u64).is_power_of_two();
+            assert_eq!(
+                f.kind(),
+                if solvable { Kind::LegacyBloom } else { Kind::AlwaysTrue },
+                "{len} bytes, {lines} lines"
+            );
             hammer(&f, 50);
         }
     }

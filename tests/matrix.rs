@@ -353,7 +353,8 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                     Err(e) if e.kind() == rocksfilter::ErrorKind::NotSupported && e.message().contains(&named) => {
                         tallies.entry(writer).or_default().foreign.insert(format.to_string());
                     }
-                    Err(e) => failures.push(format!("{writer}/{file}: {:?} {e} (expected NotSupported naming {named})", e.kind())),
+                    Err(e) => failures
+                        .push(format!("{writer}/{file}: {:?} {e} (expected NotSupported naming {named})", e.kind())),
                     Ok(_) => failures.push(format!("{writer}/{file}: a {format} table opened")),
                 }
             }
@@ -471,7 +472,10 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             // Every key written may match.
             let keys: Vec<Vec<u8>> = lines(&wdir.join(s("keys"))).iter().map(|l| hex(&l[0])).collect();
             if let Some(k) = keys.iter().find(|k| !sst.may_match(k)) {
-                fail(&mut failures, format!("FALSE ABSENT: key {} written but answered absent", String::from_utf8_lossy(k)));
+                fail(
+                    &mut failures,
+                    format!("FALSE ABSENT: key {} written but answered absent", String::from_utf8_lossy(k)),
+                );
             }
             t.keys += keys.len();
             // The batch query answers every key and probe as the single one.
@@ -486,12 +490,23 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                 Err((st, msg)) => fail(&mut failures, format!("callback open failed ({st}): {msg}")),
                 Ok(cb) => {
                     if let Some(k) = all.iter().find(|k| cb.may_match(k) != sst.may_match(k)) {
-                        fail(&mut failures, format!("callback and path opens answer {} differently", String::from_utf8_lossy(k)));
+                        fail(
+                            &mut failures,
+                            format!("callback and path opens answer {} differently", String::from_utf8_lossy(k)),
+                        );
                     }
                     if let Some(pp) = row["prefix_probes"].as_str() {
                         let prefixes: Vec<Vec<u8>> = lines(&wdir.join(pp)).iter().map(|p| hex(&p[0])).collect();
-                        if let Some(p) = prefixes.iter().find(|p| cb.prefix_may_match(p).ok() != sst.prefix_may_match(p).ok()) {
-                            fail(&mut failures, format!("callback and path opens answer prefix {} differently", String::from_utf8_lossy(p)));
+                        if let Some(p) =
+                            prefixes.iter().find(|p| cb.prefix_may_match(p).ok() != sst.prefix_may_match(p).ok())
+                        {
+                            fail(
+                                &mut failures,
+                                format!(
+                                    "callback and path opens answer prefix {} differently",
+                                    String::from_utf8_lossy(p)
+                                ),
+                            );
                         }
                     }
                     let reads = cb.stats().reads;
@@ -505,7 +520,15 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             let mut batch = vec![false; all.len()];
             sst.may_match_batch(&all, &mut batch);
             if let Some(i) = (0..all.len()).find(|&i| batch[i] != sst.may_match(all[i])) {
-                fail(&mut failures, format!("BATCH DIFFERS: key {} batch {} single {}", String::from_utf8_lossy(all[i]), batch[i], !batch[i]));
+                fail(
+                    &mut failures,
+                    format!(
+                        "BATCH DIFFERS: key {} batch {} single {}",
+                        String::from_utf8_lossy(all[i]),
+                        batch[i],
+                        !batch[i]
+                    ),
+                );
             }
             // Read on demand through a cache of 32 KiB (a few partitions at
             // a time): the same answers, single, batch and prefix.
@@ -525,7 +548,9 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                         }
                         if let Some(pp) = row["prefix_probes"].as_str() {
                             let prefixes: Vec<Vec<u8>> = lines(&wdir.join(pp)).iter().map(|p| hex(&p[0])).collect();
-                            if let Some(p) = prefixes.iter().find(|p| c.prefix_may_match(p).ok() != sst.prefix_may_match(p).ok()) {
+                            if let Some(p) =
+                                prefixes.iter().find(|p| c.prefix_may_match(p).ok() != sst.prefix_may_match(p).ok())
+                            {
                                 fail(&mut failures, format!("CACHED DIFFERS on prefix {}", String::from_utf8_lossy(p)));
                             }
                         }
@@ -545,7 +570,12 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             // is the answer to compare with, and any answer of ours agrees
             // with it.
             let hash_prefix = match (s("index_type").as_str(), sst.prefix_extractor()) {
-                ("hash", Some(pe)) if want == "block_based" => Some((pe, keys.iter().filter_map(|k| pe.prefix(k).map(<[u8]>::to_vec)).collect::<std::collections::HashSet<_>>())),
+                ("hash", Some(pe)) if want == "block_based" => Some((
+                    pe,
+                    keys.iter()
+                        .filter_map(|k| pe.prefix(k).map(<[u8]>::to_vec))
+                        .collect::<std::collections::HashSet<_>>(),
+                )),
                 _ => None,
             };
             // A comparator this library does not know: every partition of a
@@ -637,7 +667,9 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             if row["rocksdb78_refused"].is_string() {
                 t.r78_refused += 1;
             }
-            for (field, judge, columns) in [("rocksdb78_probes", "RocksDB 7.8.3", 4), ("writer_filter_probes", "the writer's filter", 3)] {
+            for (field, judge, columns) in
+                [("rocksdb78_probes", "RocksDB 7.8.3", 4), ("writer_filter_probes", "the writer's filter", 3)]
+            {
                 let Some(f) = row[field].as_str() else { continue };
                 let mut v = Verdicts { files: 1, ..Verdicts::default() };
                 let (mut unknown, mut asked_all, mut split_may_match) = (0, 0, 0);
@@ -645,7 +677,8 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                     let (key, in_file) = (hex(&p[0]), p[1] == "1");
                     // A filter's verdict alone (3 columns) finds nothing: a
                     // written key it passes counts as found.
-                    let (found, rejected) = if columns == 4 { (p[2] == "1", p[3] == "1") } else { (in_file && p[2] == "0", p[2] == "1") };
+                    let (found, rejected) =
+                        if columns == 4 { (p[2] == "1", p[3] == "1") } else { (in_file && p[2] == "0", p[2] == "1") };
                     let ours = sst.may_match(&key);
                     // Pebble's Split files: the filter, asked with the
                     // prefix a caller who has the Split forms, answers as
@@ -662,7 +695,10 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                     }
                     if in_file {
                         if found && !rejected && !ours {
-                            fail(&mut failures, format!("FALSE ABSENT: {} finds {} and this library answers absent", judge, p[0]));
+                            fail(
+                                &mut failures,
+                                format!("FALSE ABSENT: {} finds {} and this library answers absent", judge, p[0]),
+                            );
                         } else if !found || rejected {
                             // The judge itself misses a written key (Pebble's
                             // Split filters under RocksDB: the README says why).
@@ -684,9 +720,8 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                         // RocksDB 7.0 and later no longer read block-based
                         // filters: 7.8.3 asks none, this library the file's.
                         Outcome::Differs if columns == 4 && want == "block_based" && !rejected => v.bb_unread += 1,
-                        Outcome::Differs => {
-                            disagreements.push(format!("{} ({judge} rejected: {rejected}, ours may match: {ours})", p[0]))
-                        }
+                        Outcome::Differs => disagreements
+                            .push(format!("{} ({judge} rejected: {rejected}, ours may match: {ours})", p[0])),
                     }
                 }
                 t.unknown_policy += unknown;
@@ -698,12 +733,18 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             if !disagreements.is_empty() {
                 fail(
                     &mut failures,
-                    format!("{} answers differ from RocksDB's filter, e.g. {}", disagreements.len(), disagreements[..disagreements.len().min(3)].join(", ")),
+                    format!(
+                        "{} answers differ from RocksDB's filter, e.g. {}",
+                        disagreements.len(),
+                        disagreements[..disagreements.len().min(3)].join(", ")
+                    ),
                 );
             }
             // Byte identity of full filter blocks (no allocator rounding).
             if let SstFilter::Full(block) = sst.filter() {
-                if !row["optimize_filters_for_memory"].as_bool().unwrap_or(false) && row["timestamp_size"].as_u64().unwrap_or(0) == 0 {
+                if !row["optimize_filters_for_memory"].as_bool().unwrap_or(false)
+                    && row["timestamp_size"].as_u64().unwrap_or(0) == 0
+                {
                     let p = match (policy.as_str(), fv) {
                         ("ribbon", _) => Policy::Ribbon,
                         (_, v) if v < 5 => Policy::LegacyBloom,
@@ -722,7 +763,11 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                         let at = ours.iter().zip(block.as_bytes()).position(|(a, b)| a != b);
                         fail(
                             &mut failures,
-                            format!("our {p:?} block differs: {} vs {} bytes, first difference at {at:?}", ours.len(), block.as_bytes().len()),
+                            format!(
+                                "our {p:?} block differs: {} vs {} bytes, first difference at {at:?}",
+                                ours.len(),
+                                block.as_bytes().len()
+                            ),
                         );
                     }
                 }

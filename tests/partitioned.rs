@@ -31,10 +31,7 @@ fn key_sets() -> Vec<(&'static str, Vec<Vec<u8>>)> {
         ("decimal", (0..40_000u64).map(|i| format!("k{:019}", 2 * i).into_bytes()).collect()),
         ("binary", (0..40_000u64).map(|_| rng(&mut seed).to_be_bytes().to_vec()).collect()),
         ("short", (0..40_000u64).map(|i| format!("s{i}").into_bytes()).collect()),
-        (
-            "long prefix",
-            (0..40_000u64).map(|i| format!("tenant-0042/table-users/{:08}", 3 * i).into_bytes()).collect(),
-        ),
+        ("long prefix", (0..40_000u64).map(|i| format!("tenant-0042/table-users/{:08}", 3 * i).into_bytes()).collect()),
     ];
     for (_, ks) in &mut sets {
         ks.sort();
@@ -97,15 +94,26 @@ fn lookups_and_batches_answer_as_the_textbook_partition() {
             let kinds: Vec<Kind> = pf.filters().iter().map(|f| f.kind()).collect();
             match policy {
                 Policy::Bloom if per == 1000 => {
-                    assert!(kinds.iter().all(|&k| k == Kind::FastLocalBloom) && kinds.len() >= 40, "{shape}: {kinds:?}");
-                    let probes: std::collections::BTreeSet<u32> = pf.filters().iter().filter_map(|f| f.info().num_probes()).collect();
+                    assert!(
+                        kinds.iter().all(|&k| k == Kind::FastLocalBloom) && kinds.len() >= 40,
+                        "{shape}: {kinds:?}"
+                    );
+                    let probes: std::collections::BTreeSet<u32> =
+                        pf.filters().iter().filter_map(|f| f.info().num_probes()).collect();
                     assert_eq!(probes.into_iter().collect::<Vec<_>>(), want_probes, "{shape}: probe counts");
                 }
                 Policy::Bloom => assert!(pf.len() > 900, "{shape}: {} partitions", pf.len()),
-                _ if per == 1000 => assert!(kinds.iter().all(|&k| k == Kind::Standard128Ribbon) && kinds.len() >= 40, "{shape}: {kinds:?}"),
+                _ if per == 1000 => assert!(
+                    kinds.iter().all(|&k| k == Kind::Standard128Ribbon) && kinds.len() >= 40,
+                    "{shape}: {kinds:?}"
+                ),
                 _ => {
                     assert_eq!(kinds.iter().filter(|&&k| k == Kind::FastLocalBloom).count(), 1, "{shape}: {kinds:?}");
-                    assert_eq!(kinds.iter().filter(|&&k| k == Kind::Standard128Ribbon).count(), 30, "{shape}: {kinds:?}");
+                    assert_eq!(
+                        kinds.iter().filter(|&&k| k == Kind::Standard128Ribbon).count(),
+                        30,
+                        "{shape}: {kinds:?}"
+                    );
                 }
             }
             let probes = probes(&ks, &mut seed);

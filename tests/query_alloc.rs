@@ -46,11 +46,15 @@ fn queries_allocate_nothing() {
         ("full Bloom", craft::Crafted::synthetic(&keys, Policy::Bloom, None).finish()),
         ("full Ribbon", craft::Crafted::synthetic(&keys, Policy::Ribbon, None).finish()),
         ("partitioned Bloom", craft::Crafted::synthetic(&keys, Policy::Bloom, Some(1000)).finish()),
-        ("partitioned Bloom, varied probes", craft::Crafted::synthetic_bits(&keys, Policy::Bloom, Some(1000), 5, 1, &varied).finish()),
+        (
+            "partitioned Bloom, varied probes",
+            craft::Crafted::synthetic_bits(&keys, Policy::Bloom, Some(1000), 5, 1, &varied).finish(),
+        ),
         ("partitioned Ribbon", craft::Crafted::synthetic(&keys, Policy::Ribbon, Some(1000)).finish()),
     ];
     // Present and absent keys, in a scrambled order, and the same sorted.
-    let mut probes: Vec<Vec<u8>> = (0..8_192u64).map(|i| format!("k{:019}", (i * 7_919) % 80_000).into_bytes()).collect();
+    let mut probes: Vec<Vec<u8>> =
+        (0..8_192u64).map(|i| format!("k{:019}", (i * 7_919) % 80_000).into_bytes()).collect();
     let mut sorted = probes.clone();
     sorted.sort();
     probes.push(b"a".to_vec());

@@ -39,7 +39,9 @@ fn hex(k: &[u8]) -> String {
 #[ignore = "needs the RocksDB fixtures and judge: make sst-test"]
 fn sized_blocks_are_read_by_rocksdb() {
     let dir = PathBuf::from(std::env::var("ROCKSFILTER_SST_FIXTURES").expect("ROCKSFILTER_SST_FIXTURES"));
-    let judge = PathBuf::from(std::env::var("ROCKSFILTER_JUDGE").expect("ROCKSFILTER_JUDGE (built from sst_fixtures/judge78.c)"));
+    let judge = PathBuf::from(
+        std::env::var("ROCKSFILTER_JUDGE").expect("ROCKSFILTER_JUDGE (built from sst_fixtures/judge78.c)"),
+    );
     let file = std::fs::read(dir.join(BASE).with_extension("sst")).unwrap();
     let text = std::fs::read_to_string(dir.join(BASE).with_extension("keys")).unwrap();
     let keys: Vec<Vec<u8>> = text
@@ -52,11 +54,8 @@ fn sized_blocks_are_read_by_rocksdb() {
     let present: BTreeSet<&[u8]> = keys.iter().map(|k| &k[..]).collect();
     let number = |k: &[u8]| std::str::from_utf8(&k[1..]).unwrap().parse::<u64>().unwrap();
     let (lo, hi) = (number(present.first().unwrap()), number(present.last().unwrap()));
-    let absent: Vec<Vec<u8>> = (lo..hi)
-        .map(|i| format!("k{i:08}").into_bytes())
-        .filter(|k| !present.contains(&k[..]))
-        .take(ABSENT)
-        .collect();
+    let absent: Vec<Vec<u8>> =
+        (lo..hi).map(|i| format!("k{i:08}").into_bytes()).filter(|k| !present.contains(&k[..])).take(ABSENT).collect();
     assert_eq!(absent.len(), ABSENT, "not enough gaps in {BASE}");
     let work = std::env::temp_dir().join(format!("rocksfilter-sized-{}", std::process::id()));
     std::fs::create_dir_all(&work).unwrap();
@@ -109,7 +108,10 @@ fn sized_blocks_are_read_by_rocksdb() {
         assert!(found[..keys.len()].bytes().all(|c| c == b'1'), "{name}: RocksDB does not find every key");
         assert!(found[keys.len()..].bytes().all(|c| c == b'0'), "{name}: RocksDB finds an absent key");
         let useful: usize = lines.next().unwrap().strip_prefix("useful ").unwrap().parse().unwrap();
-        assert_eq!(useful, ours_rejected, "{name}: RocksDB's filter rejected {useful} absent keys, ours {ours_rejected}");
+        assert_eq!(
+            useful, ours_rejected,
+            "{name}: RocksDB's filter rejected {useful} absent keys, ours {ours_rejected}"
+        );
         let measured = 1.0 - useful as f64 / ABSENT as f64;
         let estimate = f.estimated_fp_rate(keys.len());
         let band = |p: f64| 4.0 * (p * (1.0 - p) / ABSENT as f64).sqrt() + 3.0 / ABSENT as f64;

@@ -157,10 +157,20 @@ fn every_fixture_opens_verified_and_every_key_matches() {
                 }
                 let st = cb.stats();
                 if st.reads != cb.calls || st.reads > callback::max_reads(cb.filter_type()) {
-                    failures.push(format!("{}: {} reads through the callback ({} calls)", f.name(), st.reads, cb.calls));
+                    failures.push(format!(
+                        "{}: {} reads through the callback ({} calls)",
+                        f.name(),
+                        st.reads,
+                        cb.calls
+                    ));
                 }
                 if sst.open_stats().reads != st.reads {
-                    failures.push(format!("{}: the path open read {} times, the callback {}", f.name(), sst.open_stats().reads, st.reads));
+                    failures.push(format!(
+                        "{}: the path open read {} times, the callback {}",
+                        f.name(),
+                        sst.open_stats().reads,
+                        st.reads
+                    ));
                 }
                 cb_files += 1;
                 cb_reads += st.reads;
@@ -317,10 +327,7 @@ fn skip_checksums_still_reads_and_prefix_rules_hold() {
             let n = f.num("prefix_len") as usize;
             assert_eq!(sst.prefix_extractor(), Some(PrefixExtractor::Fixed(n)), "{}", f.name());
             assert_eq!(sst.whole_key_filtering(), f.flag("whole_key_filtering"), "{}", f.name());
-            assert_eq!(
-                sst.prefix_may_match(&vec![b'x'; n + 1]).unwrap_err().kind(),
-                ErrorKind::InvalidArgument
-            );
+            assert_eq!(sst.prefix_may_match(&vec![b'x'; n + 1]).unwrap_err().kind(), ErrorKind::InvalidArgument);
         } else if !sst.has_prefix_filter() {
             assert_eq!(sst.prefix_may_match(b"abc").unwrap_err().kind(), ErrorKind::NotSupported);
         }
@@ -329,4 +336,3 @@ fn skip_checksums_still_reads_and_prefix_rules_hold() {
         }
     }
 }
-

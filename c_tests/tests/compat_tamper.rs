@@ -19,7 +19,12 @@ fn compat_tamper() {
     support::rocksdb_not_built();
     #[cfg(rocksfilter_c_tests_rocksdb)]
     {
-        let o = support::run("compat_tamper", rfct_compat_tamper_main, rfct_compat_tamper_counts, &["bloom", "legacy", "ribbon", "prefix", "sized"]);
+        let o = support::run(
+            "compat_tamper",
+            rfct_compat_tamper_main,
+            rfct_compat_tamper_counts,
+            &["bloom", "legacy", "ribbon", "prefix", "sized"],
+        );
         assert!(o.failed > 0, "compat-tamper ran no case");
         assert_eq!(o.passed, 0, "compat-tamper: harness missed tampering in {} cases", o.passed);
         assert_ne!(o.rc, 0, "compat-tamper exited 0");

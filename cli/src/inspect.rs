@@ -168,11 +168,8 @@ pub fn inspect(path: &Path, json: bool, verify: bool, cache: Option<usize>) -> R
             );
         }
         o.push_str("\"properties\":{");
-        let props: Vec<String> = p
-            .raw()
-            .iter()
-            .map(|(k, v)| format!("{}:{}", json_str(k), json_str(&display_property(k, v))))
-            .collect();
+        let props: Vec<String> =
+            p.raw().iter().map(|(k, v)| format!("{}:{}", json_str(k), json_str(&display_property(k, v)))).collect();
         o.push_str(&props.join(","));
         o.push_str("}}");
         println!("{o}");
@@ -180,7 +177,11 @@ pub fn inspect(path: &Path, json: bool, verify: bool, cache: Option<usize>) -> R
     }
     println!("file:               {}", path.display());
     println!("format_version:     {}", sst.format_version());
-    println!("checksum:           {}{}", sst.checksum_type().name(), if verified { " (verified)" } else { " (not verified)" });
+    println!(
+        "checksum:           {}{}",
+        sst.checksum_type().name(),
+        if verified { " (verified)" } else { " (not verified)" }
+    );
     if let Some(why) = sst.properties_error() {
         println!("properties:         unreadable: {why}");
     }
@@ -195,7 +196,11 @@ pub fn inspect(path: &Path, json: bool, verify: bool, cache: Option<usize>) -> R
     }
     if let SstFilter::BlockBased(b) = sst.filter() {
         println!("filter bytes:       {}", b.block_bytes());
-        println!("range filters:      {} (one per {} bytes of data-block offsets)", b.num_filters(), b.base_lg().map_or(0, |l| 1u64 << l.min(63)));
+        println!(
+            "range filters:      {} (one per {} bytes of data-block offsets)",
+            b.num_filters(),
+            b.base_lg().map_or(0, |l| 1u64 << l.min(63))
+        );
         println!("data blocks:        {} (looked up through the index)", b.num_data_blocks());
     }
     if let Some(g) = &geom {
@@ -276,8 +281,11 @@ fn display_property(name: &str, v: &[u8]) -> String {
         "rocksdb.property.collectors",
         "rocksdb.creating.db.identity",
     ];
-    let numeric = name.starts_with("rocksdb.") && !name.starts_with("rocksdb.block.based.table.") && !STRINGS.contains(&name)
-        && !name.contains("identity") && !name.contains("seqno.time.map");
+    let numeric = name.starts_with("rocksdb.")
+        && !name.starts_with("rocksdb.block.based.table.")
+        && !STRINGS.contains(&name)
+        && !name.contains("identity")
+        && !name.contains("seqno.time.map");
     if numeric {
         let mut n: u64 = 0;
         let mut shift = 0;

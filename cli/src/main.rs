@@ -157,7 +157,9 @@ fn main() -> ExitCode {
             build_options(policy.into(), bits_per_key, fpr, max_bytes, ribbon_failure)
                 .and_then(|opts| build(&opts, &keys, hex, &output))
         }
-        Command::Query { filter, keys, keys_file, hex, cache_bytes } => query(&filter, &keys, keys_file.as_deref(), hex, cache_bytes),
+        Command::Query { filter, keys, keys_file, hex, cache_bytes } => {
+            query(&filter, &keys, keys_file.as_deref(), hex, cache_bytes)
+        }
         Command::Info { filter, keys } => info(&filter, keys),
         Command::Size { keys, fpr, max_bytes, json } => size::size(keys, fpr, max_bytes, json),
         Command::Inspect { sst, json, no_verify, cache_bytes } => inspect::inspect(&sst, json, !no_verify, cache_bytes),
@@ -174,7 +176,8 @@ fn main() -> ExitCode {
 fn read(path: &Path) -> Result<Vec<u8>, String> {
     if path == Path::new("-") {
         let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v).map_err(|e| format!("reading standard input: {e}"))?;
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v)
+            .map_err(|e| format!("reading standard input: {e}"))?;
         return Ok(v);
     }
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
@@ -254,9 +257,18 @@ fn load(path: &Path) -> Result<Filter<'static>, String> {
     Filter::from_vec(read(path)?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn query(path: &Path, keys: &[String], keys_file: Option<&Path>, hex: bool, cache_bytes: Option<usize>) -> Result<(), String> {
+/// Whether a key may be in the queried file.
+type Answer = Box<dyn Fn(&[u8]) -> bool>;
+
+fn query(
+    path: &Path,
+    keys: &[String],
+    keys_file: Option<&Path>,
+    hex: bool,
+    cache_bytes: Option<usize>,
+) -> Result<(), String> {
     let cache = cache_bytes.map(rocksfilter::FilterCache::new);
-    let answer: Box<dyn Fn(&[u8]) -> bool> = if inspect::looks_like_sst(path) {
+    let answer: Answer = if inspect::looks_like_sst(path) {
         let mut options = rocksfilter::SstOptions::default();
         if let Some(c) = &cache {
             options = options.with_cache(c.clone()).with_cache_full_filters(true);
@@ -279,7 +291,11 @@ fn query(path: &Path, keys: &[String], keys_file: Option<&Path>, hex: bool, cach
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let mut result = Ok(());
         for_each_key(file, hex, |k| {
-            let shown = if hex { k.iter().map(|b| format!("{b:02x}")).collect() } else { String::from_utf8_lossy(k).into_owned() };
+            let shown = if hex {
+                k.iter().map(|b| format!("{b:02x}")).collect()
+            } else {
+                String::from_utf8_lossy(k).into_owned()
+            };
             if result.is_ok() {
                 result = writeln!(out, "{shown}\t{}", verdict(k));
             }
@@ -308,22 +324,22 @@ fn info(path: &Path, keys: Option<usize>) -> Result<(), String> {
             println!("num_lines:   {num_lines}");
         }
         FilterInfo::Standard128Ribbon { num_blocks, seed, lower_num_columns, upper_start_block, .. } => {
-        // Blocks of 128 slots; each slot holds lower_num_columns result bits
-        // before upper_start_block and one more from there on.
-        let upper = num_blocks - upper_start_block;
-        let bits_per_slot = (lower_num_columns as f64 * upper_start_block as f64
-            + (lower_num_columns + 1) as f64 * upper as f64)
-            / num_blocks as f64;
-        println!("num_blocks:  {num_blocks} (128 slots each)");
-        println!("seed:        {seed}");
-        println!(
-            "columns:     {} for blocks 0..{}, {} for the other {} ({:.3} bits/slot)",
-            lower_num_columns,
-            upper_start_block,
-            lower_num_columns + 1,
-            upper,
-            bits_per_slot
-        );
+            // Blocks of 128 slots; each slot holds lower_num_columns result bits
+            // before upper_start_block and one more from there on.
+            let upper = num_blocks - upper_start_block;
+            let bits_per_slot = (lower_num_columns as f64 * upper_start_block as f64
+                + (lower_num_columns + 1) as f64 * upper as f64)
+                / num_blocks as f64;
+            println!("num_blocks:  {num_blocks} (128 slots each)");
+            println!("seed:        {seed}");
+            println!(
+                "columns:     {} for blocks 0..{}, {} for the other {} ({:.3} bits/slot)",
+                lower_num_columns,
+                upper_start_block,
+                lower_num_columns + 1,
+                upper,
+                bits_per_slot
+            );
         }
         _ => {}
     }

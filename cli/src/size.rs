@@ -30,13 +30,19 @@ struct Row {
 /// The estimate is not strictly monotone in bits/key (probe counts step),
 /// so this scans upward rather than bisecting.
 fn smallest_bits(policy: Policy, keys: usize, fpr: f64) -> Option<f64> {
-    (1000..=100_000u32).map(|m| f64::from(m) / 1000.0).find(|&bpk| {
-        FilterBuilder::new(policy, bpk).is_ok_and(|b| b.estimate(keys).1 <= fpr)
-    })
+    (1000..=100_000u32)
+        .map(|m| f64::from(m) / 1000.0)
+        .find(|&bpk| FilterBuilder::new(policy, bpk).is_ok_and(|b| b.estimate(keys).1 <= fpr))
 }
 
 /// The row of a block `opts` sizes for `keys` entries.
-fn planned(filter: String, how: String, setting: Option<f64>, opts: &BuilderOptions, keys: usize) -> Result<Row, String> {
+fn planned(
+    filter: String,
+    how: String,
+    setting: Option<f64>,
+    opts: &BuilderOptions,
+    keys: usize,
+) -> Result<Row, String> {
     let b = FilterBuilder::with_options(opts).map_err(|e| e.to_string())?;
     let (bytes, fp_rate) = b.estimate(keys);
     Ok(Row {
@@ -78,7 +84,13 @@ fn rows(keys: usize, fpr: f64, max_bytes: Option<usize>) -> Result<Vec<Row>, Str
                 if policy == Policy::Ribbon {
                     let how = format!("--bits-per-key {bpk} --ribbon-failure 1000");
                     let opts = opts.ribbon_failure(one_in_1000);
-                    rows.push(planned(format!("{name} at RocksDB's bits/key, 1-in-1000"), how, Some(bpk), &opts, keys)?);
+                    rows.push(planned(
+                        format!("{name} at RocksDB's bits/key, 1-in-1000"),
+                        how,
+                        Some(bpk),
+                        &opts,
+                        keys,
+                    )?);
                 }
             }
             None => eprintln!("rocksfilter: {name} cannot reach {fpr} below 100 bits/key"),
@@ -89,7 +101,13 @@ fn rows(keys: usize, fpr: f64, max_bytes: Option<usize>) -> Result<Vec<Row>, Str
     let fp = BuilderOptions::new(Policy::Ribbon).fp_rate(fpr);
     rows.push(planned("Ribbon sized for the rate".into(), format!("--fpr {fpr}"), None, &fp, keys)?);
     let how = format!("--fpr {fpr} --ribbon-failure 1000");
-    rows.push(planned("Ribbon sized for the rate, 1-in-1000".into(), how, None, &fp.ribbon_failure(one_in_1000), keys)?);
+    rows.push(planned(
+        "Ribbon sized for the rate, 1-in-1000".into(),
+        how,
+        None,
+        &fp.ribbon_failure(one_in_1000),
+        keys,
+    )?);
     if let Some(b) = max_bytes {
         for (policy, name) in [(Policy::Bloom, "Bloom"), (Policy::Ribbon, "Ribbon")] {
             let opts = BuilderOptions::new(policy).max_bytes(b);
@@ -160,7 +178,13 @@ pub fn size(keys: usize, fpr: f64, max_bytes: Option<usize>, json: bool) -> Resu
     println!("{keys} keys, target FP rate {}% (RocksDB's estimates; bytes include the 5-byte trailer)", 100.0 * fpr);
     println!("{:<40} {:<19} {:>12} {:>9} {:>11}  how", "filter", "format", "bytes", "bits/key", "FP rate");
     for r in &rows {
-        let format = if r.rocksdb { r.format } else if r.fp_rate_is == "floor" { "-" } else { "not RocksDB's" };
+        let format = if r.rocksdb {
+            r.format
+        } else if r.fp_rate_is == "floor" {
+            "-"
+        } else {
+            "not RocksDB's"
+        };
         println!(
             "{:<40} {:<19} {:>12} {:>9.3} {:>10.4}%  {}",
             r.filter,
@@ -172,7 +196,9 @@ pub fn size(keys: usize, fpr: f64, max_bytes: Option<usize>, json: bool) -> Resu
         );
     }
     println!("bits_per_key: the value to pass to NewBloomFilterPolicy / NewRibbonFilterPolicy (Ribbon's means");
-    println!("\"the FP rate of Bloom at this bits/key\"); --fpr, --max-bytes, --ribbon-failure: `rocksfilter build` flags.");
+    println!(
+        "\"the FP rate of Bloom at this bits/key\"); --fpr, --max-bytes, --ribbon-failure: `rocksfilter build` flags."
+    );
     println!("Binary fuse rows: xorf's filters built on {keys} keys (fingerprint bytes), not a RocksDB format, for comparison.");
     Ok(())
 }

@@ -5,7 +5,11 @@ use std::process::Command;
 
 fn rf(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_rocksfilter")).args(args).output().expect("run rocksfilter");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -21,7 +25,17 @@ fn build_info_query_round_trip_matches_the_library() {
     std::fs::write(&keys, &text).unwrap();
     for (policy, kind) in [("bloom", "FastLocalBloom"), ("ribbon", "Standard128Ribbon"), ("legacy", "LegacyBloom")] {
         let out = tmp(&format!("{policy}.bin"));
-        let (ok, stdout, stderr) = rf(&["build", "--policy", policy, "--bits-per-key", "10", "--keys", keys.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let (ok, stdout, stderr) = rf(&[
+            "build",
+            "--policy",
+            policy,
+            "--bits-per-key",
+            "10",
+            "--keys",
+            keys.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert!(ok, "{stderr}");
         assert!(stdout.contains("5000 entries"), "{stdout}");
         // Same bytes as the library API.
@@ -40,7 +54,10 @@ fn build_info_query_round_trip_matches_the_library() {
         assert!(ok && stdout.contains(kind), "{stdout}");
         assert!(stdout.contains("est. FP"), "{stdout}");
         if policy == "ribbon" {
-            assert!(stdout.contains("num_blocks:") && stdout.contains("seed:") && stdout.contains("columns:"), "{stdout}");
+            assert!(
+                stdout.contains("num_blocks:") && stdout.contains("seed:") && stdout.contains("columns:"),
+                "{stdout}"
+            );
         }
 
         let (ok, stdout, _) = rf(&["query", out.to_str().unwrap(), "key00042", "key04999"]);
@@ -80,12 +97,14 @@ fn bad_inputs_give_clear_errors_and_nonzero_exit() {
 
     let bad_hex = tmp("bad.hex");
     std::fs::write(&bad_hex, "0g\n").unwrap();
-    let (ok, _, stderr) = rf(&["build", "--hex", "--keys", bad_hex.to_str().unwrap(), "-o", tmp("x.bin").to_str().unwrap()]);
+    let (ok, _, stderr) =
+        rf(&["build", "--hex", "--keys", bad_hex.to_str().unwrap(), "-o", tmp("x.bin").to_str().unwrap()]);
     assert!(!ok && stderr.contains("bad.hex:1"), "{stderr}");
 
     let keys = tmp("k.txt");
     std::fs::write(&keys, "a\n").unwrap();
-    let (ok, _, stderr) = rf(&["build", "--bits-per-key", "0.2", "--keys", keys.to_str().unwrap(), "-o", tmp("y.bin").to_str().unwrap()]);
+    let (ok, _, stderr) =
+        rf(&["build", "--bits-per-key", "0.2", "--keys", keys.to_str().unwrap(), "-o", tmp("y.bin").to_str().unwrap()]);
     assert!(!ok && stderr.contains("below 0.5"), "{stderr}");
 }
 
@@ -183,7 +202,8 @@ fn size_prints_the_readme_example() {
     }
     // Every row of the text is a row of the JSON, same bytes.
     for r in rows {
-        let line = expected.lines().find(|l| l.starts_with(&format!("{:<40} ", r["filter"].as_str().unwrap()))).unwrap();
+        let line =
+            expected.lines().find(|l| l.starts_with(&format!("{:<40} ", r["filter"].as_str().unwrap()))).unwrap();
         assert!(line.contains(&format!(" {} ", r["bytes"])), "{line} vs {r}");
     }
     for r in rows.iter().filter(|r| r["rocksdb_reads_it"] == true && r["how"].as_str().unwrap().starts_with("--fpr")) {
@@ -210,7 +230,11 @@ fn inspect_explains_an_unrecorded_whole_key_setting() {
     let split = tmp("split.sst");
     std::fs::write(&split, pebble.finish()).unwrap();
     let (ok, stdout, stderr) = rf(&["inspect", split.to_str().unwrap()]);
-    assert!(ok && stdout.contains("whole-key filter:   false (not recorded, and the comparator is not one this library knows"), "{stdout}{stderr}");
+    assert!(
+        ok && stdout
+            .contains("whole-key filter:   false (not recorded, and the comparator is not one this library knows"),
+        "{stdout}{stderr}"
+    );
     let (_, stdout, _) = rf(&["query", split.to_str().unwrap(), "absent-key"]);
     assert!(stdout.contains("may match"), "{stdout}");
 }

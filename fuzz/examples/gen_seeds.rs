@@ -5,6 +5,7 @@
 //! * build_roundtrip: encoded structured inputs (every policy and edge bpk);
 //! * sst_source_faults: fault descriptions over the synthetic bases and over
 //!   whole crafted SSTs (full, partitioned, block-based).
+//!
 //! SST seeds come from real RocksDB files (sst_fixtures/generate.sh; the
 //! hardening script copies small ones in).
 
@@ -62,7 +63,11 @@ fn main() {
             write(&br, &format!("p{policy}_bpk{sel}"), &encode_build_input(policy, sel, None, 0, &ops));
         }
         write(&br, &format!("p{policy}_gen3000"), &encode_build_input(policy, 7, None, 3000, &[]));
-        write(&br, &format!("p{policy}_raw_bpk"), &encode_build_input(policy, 0xff, Some(3.3), 50, &[(AddOp::Key, b"")]));
+        write(
+            &br,
+            &format!("p{policy}_raw_bpk"),
+            &encode_build_input(policy, 0xff, Some(3.3), 50, &[(AddOp::Key, b"")]),
+        );
     }
 
     // Fault descriptions (mode, nth, position, xor, base) over synthetic

@@ -42,10 +42,19 @@ fuzz_target!(|data: &[u8]| {
         }
         let mut packed = vec![false; keys.len()];
         let st = unsafe {
-            rocksfilter_filter_may_match_packed(f, buf.as_ptr(), buf.len(), offsets.as_ptr(), keys.len(), packed.as_mut_ptr(), std::ptr::null_mut())
+            rocksfilter_filter_may_match_packed(
+                f,
+                buf.as_ptr(),
+                buf.len(),
+                offsets.as_ptr(),
+                keys.len(),
+                packed.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
         };
         assert_eq!(st, ROCKSFILTER_OK);
-        let single: Vec<bool> = keys.iter().map(|k| unsafe { rocksfilter_filter_may_match(f, k.as_ptr(), k.len()) }).collect();
+        let single: Vec<bool> =
+            keys.iter().map(|k| unsafe { rocksfilter_filter_may_match(f, k.as_ptr(), k.len()) }).collect();
         assert_eq!(packed, single);
         unsafe { rocksfilter_filter_free(f) };
     } else {

@@ -193,7 +193,7 @@ fuzz_target!(|data: &[u8]| {
                         4 => {
                             let e = entries[a].clone();
                             let copies = inp.u16() % 3000;
-                            entries.splice(a..a, std::iter::repeat(e).take(copies));
+                            entries.splice(a..a, std::iter::repeat_n(e, copies));
                         }
                         _ => {
                             let mut k = entries[a].0.clone();

@@ -103,7 +103,7 @@ impl Source for KeptFaulty {
         let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
         buf.copy_from_slice(&self.file[offset as usize..offset as usize + buf.len()]);
         let after = n.saturating_sub(self.open_reads.load(Ordering::SeqCst));
-        let hit = after > 0 && (self.mode % 4 == 3 || after % self.nth == 0);
+        let hit = after > 0 && (self.mode % 4 == 3 || after.is_multiple_of(self.nth));
         if !hit || buf.is_empty() {
             return Ok(());
         }
@@ -163,13 +163,13 @@ fuzz_target!(|data: &[u8]| {
     let probes = probe_keys(rest);
     match &opened {
         Err(e) => {
-            if src.fired.get() && src.mode % 4 == 0 {
+            if src.fired.get() && src.mode.is_multiple_of(4) {
                 assert_eq!(e.kind(), ErrorKind::Io, "{e}");
                 assert!(e.message().contains("at offset"), "{e}");
             }
         }
         Ok(sst) => {
-            assert!(!(src.fired.get() && src.mode % 4 == 0), "a failed read, yet the open succeeded");
+            assert!(!(src.fired.get() && src.mode.is_multiple_of(4)), "a failed read, yet the open succeeded");
             assert_eq!(sst.open_stats().reads, calls as u64);
             for k in &probes {
                 let _ = sst.may_match(k);

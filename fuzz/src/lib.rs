@@ -55,8 +55,22 @@ pub fn check_filter(f: &Filter<'_>, keys: &[&[u8]]) {
 /// Bits/key values a build input can select by index (edge values RocksDB
 /// sanitises specially), or raw f64 bits when the selector is 0xff.
 pub const BITS_PER_KEY: [f64; 16] = [
-    0.5, 0.49, 0.9999, 1.0, 2.08, 7.4999, 7.5, 10.0, 23.45, 50.0, 99.99, 100.0, 1e300,
-    f64::INFINITY, f64::NAN, f64::NEG_INFINITY,
+    0.5,
+    0.49,
+    0.9999,
+    1.0,
+    2.08,
+    7.4999,
+    7.5,
+    10.0,
+    23.45,
+    50.0,
+    99.99,
+    100.0,
+    1e300,
+    f64::INFINITY,
+    f64::NAN,
+    f64::NEG_INFINITY,
 ];
 
 /// How a key is added.
@@ -108,7 +122,13 @@ pub fn decode_build_input(data: &[u8]) -> Option<BuildInput<'_>> {
     Some(BuildInput { policy: policy % 3, bits_per_key, generated, ops })
 }
 
-pub fn encode_build_input(policy: u8, bpk_selector: u8, raw_bpk: Option<f64>, generated: u16, ops: &[(AddOp, &[u8])]) -> Vec<u8> {
+pub fn encode_build_input(
+    policy: u8,
+    bpk_selector: u8,
+    raw_bpk: Option<f64>,
+    generated: u16,
+    ops: &[(AddOp, &[u8])],
+) -> Vec<u8> {
     let mut v = vec![policy, bpk_selector];
     if let Some(b) = raw_bpk {
         v.extend_from_slice(&b.to_le_bytes());

@@ -62,8 +62,7 @@ pub fn choose_num_probes(millibits_per_key: u32) -> u32 {
 /// trailer) for `num_entries` keys: millibits rounded up to whole bytes,
 /// capped, then rounded up to whole cache lines.
 pub fn calculate_space(num_entries: usize, millibits_per_key: u32) -> usize {
-    let raw = (num_entries as u128 * millibits_per_key as u128).div_ceil(8000)
-        .min(MAX_LEN as u128) as usize;
+    let raw = (num_entries as u128 * millibits_per_key as u128).div_ceil(8000).min(MAX_LEN as u128) as usize;
     ((raw + 63) & !63) + METADATA_LEN
 }
 
@@ -144,10 +143,7 @@ pub fn estimated_fp_rate(keys: usize, len_with_metadata: usize, num_probes: u32)
         return if keys > 0 { 1.0 } else { 0.0 };
     }
     let bytes = len_with_metadata - METADATA_LEN;
-    independent_probability_sum(
-        fp_rate_at(8.0 * bytes as f64 / keys as f64, num_probes),
-        fingerprint_fp_rate(keys, 64),
-    )
+    independent_probability_sum(fp_rate_at(8.0 * bytes as f64 / keys as f64, num_probes), fingerprint_fp_rate(keys, 64))
 }
 
 /// `FastRange32`: maps a 32-bit hash onto `0..range` without division.
@@ -425,7 +421,11 @@ impl<'d, const P: u32> Adder<'d, P> {
     /// probe loop unrolls), else the run-time one.
     #[inline(always)]
     fn probes(&self) -> u32 {
-        if P != 0 { P } else { self.num_probes }
+        if P != 0 {
+            P
+        } else {
+            self.num_probes
+        }
     }
 
     #[inline(always)]
@@ -550,7 +550,11 @@ impl FastLocalGeometry {
         match self.lines_of(data) {
             // The address from the whole slice (`attach` reads `count` lines
             // through it), not from its first element.
-            Some(l) => LinesAt { first: NonNull::from(l.lines).cast(), count: l.lines.len() as u32, probes: self.num_probes & 31 },
+            Some(l) => LinesAt {
+                first: NonNull::from(l.lines).cast(),
+                count: l.lines.len() as u32,
+                probes: self.num_probes & 31,
+            },
             None => LinesAt::ALONE,
         }
     }
@@ -663,6 +667,7 @@ impl FastLocalGeometry {
     ) {
         // Checked once here rather than per key: every line offset is below
         // 64 * lines (see `probe_avx2_le8`).
+        #[cfg(target_arch = "x86_64")]
         let lines_fit = data.len() >= self.lines as usize * LINE;
         const BATCH: usize = 32;
         let mut h2s = [0u32; BATCH];
@@ -808,7 +813,7 @@ impl Lines<'_> {
 
     /// Where the lines start, and how many (tests: which bytes a
     /// [`LinesAt`] points into).
-    #[cfg(test)]
+    #[cfg(all(test, target_arch = "x86_64"))]
     pub(crate) fn span(&self) -> (*const u8, usize) {
         (self.lines.as_ptr().cast(), self.lines.len())
     }
@@ -1041,7 +1046,11 @@ mod tests {
             let direct = g.lines_of(&block).expect("lines");
             // SAFETY: `block` is alive and unchanged while `kept` is used.
             let kept = unsafe { g.lines_at(&block).attach() };
-            assert_eq!((kept.lines.as_ptr(), kept.lines.len()), (direct.lines.as_ptr(), direct.lines.len()), "{n} keys");
+            assert_eq!(
+                (kept.lines.as_ptr(), kept.lines.len()),
+                (direct.lines.as_ptr(), direct.lines.len()),
+                "{n} keys"
+            );
             assert!(std::ptr::eq(kept.lanes, direct.lanes), "{n} keys");
             let sum = |l: &Lines<'_>| l.lines.iter().flatten().map(|&x| u64::from(x)).sum::<u64>();
             assert_eq!(sum(&kept), sum(&direct), "{n} keys");

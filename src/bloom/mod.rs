@@ -4,8 +4,8 @@
 //! (`block_based`), and RocksDB's false-positive estimates (`BloomMath` in
 //! `util/bloom_impl.h`), which also size the Ribbon filter.
 
-pub(crate) mod fast_local;
 pub(crate) mod block_based;
+pub(crate) mod fast_local;
 pub(crate) mod legacy;
 
 pub use fast_local::choose_num_probes;

@@ -26,10 +26,7 @@ pub(crate) fn guard<T>(fallback: T, f: impl FnOnce() -> T) -> T {
 
 /// Runs `f`; maps its error or a panic to a status code and, when `errptr`
 /// is non-NULL, stores a message there.
-pub(crate) fn guard_status(
-    errptr: *mut *mut c_char,
-    f: impl FnOnce() -> Result<(), Error>,
-) -> rocksfilter_status {
+pub(crate) fn guard_status(errptr: *mut *mut c_char, f: impl FnOnce() -> Result<(), Error>) -> rocksfilter_status {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => ROCKSFILTER_OK,
         Ok(Err(e)) => {
@@ -108,7 +105,10 @@ mod tests {
         assert!(guard(true, || -> bool { panic!("query") }));
         assert_eq!(guard(7u32, || 3), 3);
         // Errors and success pass through unchanged.
-        assert_eq!(guard_status(std::ptr::null_mut(), || Err(Error::invalid("x"))), super::super::ROCKSFILTER_INVALID_ARGUMENT);
+        assert_eq!(
+            guard_status(std::ptr::null_mut(), || Err(Error::invalid("x"))),
+            super::super::ROCKSFILTER_INVALID_ARGUMENT
+        );
         assert_eq!(guard_status(std::ptr::null_mut(), || Ok(())), ROCKSFILTER_OK);
     }
 }

@@ -553,8 +553,7 @@ unsafe fn load(
         // SAFETY: header contract: data readable for len bytes; for the
         // borrowed form it stays valid and unmodified until the filter is freed,
         // which is what the 'static lifetime stands for here.
-        let block: &'static [u8] =
-            unsafe { bytes(data, len) }.map_err(|e| e.error("data"))?;
+        let block: &'static [u8] = unsafe { bytes(data, len) }.map_err(|e| e.error("data"))?;
         let inner = if copy { Filter::from_copy(block)? } else { Filter::new(block)? };
         Ok(Box::into_raw(Box::new(rocksfilter_filter { inner })))
     };
@@ -609,7 +608,11 @@ unsafe fn filter_ref<'a>(f: *const rocksfilter_filter) -> Option<&'a Filter<'sta
 /// and no query reads outside the block. Returns true for a NULL filter or a
 /// NULL key with non-zero length. Thread-safe.
 #[no_mangle]
-pub unsafe extern "C" fn rocksfilter_filter_may_match(f: *const rocksfilter_filter, key: *const u8, len: usize) -> bool {
+pub unsafe extern "C" fn rocksfilter_filter_may_match(
+    f: *const rocksfilter_filter,
+    key: *const u8,
+    len: usize,
+) -> bool {
     guard(true, || {
         // SAFETY: header contract: f is NULL or live; key readable for len bytes.
         match unsafe { (filter_ref(f), bytes(key, len)) } {

@@ -4,7 +4,9 @@ use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::ptr;
 
 use super::guard::{guard, guard_out, guard_status};
-use super::{batch_fail_open, batch_packed, bytes, null_arg, rocksfilter_filter, rocksfilter_status, write_sized, BatchTarget};
+use super::{
+    batch_fail_open, batch_packed, bytes, null_arg, rocksfilter_filter, rocksfilter_status, write_sized, BatchTarget,
+};
 use crate::sst::{Source, Sst, SstFilter, SstFilterType, SstOptions};
 use crate::{Error, ErrorKind, FilterCache};
 use std::sync::Arc;
@@ -154,9 +156,9 @@ unsafe fn options_ex(opts: *const rocksfilter_sst_options, allowed: u32) -> Resu
     // SAFETY: header contract: cache is NULL or a live rocksfilter_cache.
     match unsafe { cache.as_ref() } {
         Some(c) => Ok(o.with_cache(c.inner.clone())),
-        None if o.cache_full_filters => {
-            Err(Error::invalid("ROCKSFILTER_SST_CACHE_FULL_FILTERS needs a cache (rocksfilter_sst_options.cache is NULL)"))
-        }
+        None if o.cache_full_filters => Err(Error::invalid(
+            "ROCKSFILTER_SST_CACHE_FULL_FILTERS needs a cache (rocksfilter_sst_options.cache is NULL)",
+        )),
         None => Ok(o),
     }
 }
@@ -209,9 +211,14 @@ pub extern "C" fn rocksfilter_cache_new(capacity_bytes: usize) -> *mut rocksfilt
 /// us, more per miss). A file kept open is read even after it is deleted or
 /// replaced by rename (its answers stay those of the file opened).
 #[no_mangle]
-pub extern "C" fn rocksfilter_cache_new_with_open_files(capacity_bytes: usize, max_open_files: usize) -> *mut rocksfilter_cache {
+pub extern "C" fn rocksfilter_cache_new_with_open_files(
+    capacity_bytes: usize,
+    max_open_files: usize,
+) -> *mut rocksfilter_cache {
     guard(ptr::null_mut(), || {
-        Box::into_raw(Box::new(rocksfilter_cache { inner: FilterCache::with_open_files(capacity_bytes, max_open_files) }))
+        Box::into_raw(Box::new(rocksfilter_cache {
+            inner: FilterCache::with_open_files(capacity_bytes, max_open_files),
+        }))
     })
 }
 

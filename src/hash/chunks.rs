@@ -28,7 +28,11 @@ impl<H: Copy> Chunks<H> {
     #[inline(always)]
     const fn chunk_len() -> usize {
         let n = CHUNK_BYTES / std::mem::size_of::<H>();
-        if n == 0 { 1 } else { n }
+        if n == 0 {
+            1
+        } else {
+            n
+        }
     }
 
     #[inline(always)]

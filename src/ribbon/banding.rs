@@ -45,9 +45,7 @@ fn prefetch_row(rows: &[Row], i: usize) {
     if i < rows.len() {
         // SAFETY: in bounds (checked); a prefetch has no architectural effect.
         unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                rows.as_ptr().add(i) as *const i8,
-            )
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(rows.as_ptr().add(i) as *const i8)
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -62,11 +60,7 @@ impl Banding {
         let mut rows = Vec::with_capacity(num_slots as usize);
         crate::mem::populate_spare(&mut rows);
         rows.resize(num_slots as usize, Row::default());
-        Banding {
-            rows,
-            num_starts: num_slots - COEFF_BITS + 1,
-            raw_seed: 0,
-        }
+        Banding { rows, num_starts: num_slots - COEFF_BITS + 1, raw_seed: 0 }
     }
 
     fn reset(&mut self, ordinal_seed: u32, first: bool) {
@@ -192,11 +186,7 @@ impl Banding {
     /// comes from the low byte of the first key hash so that a pathological
     /// key set does not always pay for the same failed seeds. Returns the
     /// ordinal seed that solved, or `None` after all 256 fail.
-    pub(crate) fn find_seed_to_solve(
-        &mut self,
-        hashes: &[&[u64]],
-        first_ordinal_seed: u32,
-    ) -> Option<u32> {
+    pub(crate) fn find_seed_to_solve(&mut self, hashes: &[&[u64]], first_ordinal_seed: u32) -> Option<u32> {
         let start = first_ordinal_seed & 255;
         let mut cur = start;
         let mut first = true;

@@ -205,11 +205,7 @@ pub(crate) fn num_entries_to_num_slots(cfc: RibbonFailure, num_entries: u32) -> 
 /// blocks (`upper_start_block`) is rounded with a per-filter
 /// `rounding_bias32` (upper 32 bits of the first key hash) so that, across
 /// many filters, rounding is unbiased rather than always down.
-pub(crate) fn bytes_for_one_in_fp_rate(
-    num_slots: u32,
-    desired_one_in_fp_rate: f64,
-    rounding_bias32: u32,
-) -> usize {
+pub(crate) fn bytes_for_one_in_fp_rate(num_slots: u32, desired_one_in_fp_rate: f64, rounding_bias32: u32) -> usize {
     let desired_fp_rate = 1.0 / desired_one_in_fp_rate;
     if desired_one_in_fp_rate > 1.0 && desired_fp_rate < 1.0 {
         if desired_one_in_fp_rate <= f64::from(u32::MAX) {
@@ -217,12 +213,12 @@ pub(crate) fn bytes_for_one_in_fp_rate(
             let lower_columns = 31 - rounded.leading_zeros(); // FloorLog2
             let lower_columns_fp_rate = 2.0f64.powf(-f64::from(lower_columns));
             let upper_columns_fp_rate = 2.0f64.powf(-(f64::from(lower_columns + 1)));
-            let lower_portion = (desired_fp_rate - upper_columns_fp_rate)
-                / (lower_columns_fp_rate - upper_columns_fp_rate);
+            let lower_portion =
+                (desired_fp_rate - upper_columns_fp_rate) / (lower_columns_fp_rate - upper_columns_fp_rate);
             let rounding_bias = (f64::from(rounding_bias32) + 0.5) / 4294967296.0;
             let num_starts = num_slots - COEFF_BITS + 1;
-            let upper_start_block = ((lower_portion * f64::from(num_starts) + rounding_bias)
-                / f64::from(COEFF_BITS)) as u32;
+            let upper_start_block =
+                ((lower_portion * f64::from(num_starts) + rounding_bias) / f64::from(COEFF_BITS)) as u32;
             let num_blocks = num_slots / COEFF_BITS;
             // u32 arithmetic as in RocksDB (`Index`); cannot overflow for
             // num_blocks < 2^24 and lower_columns <= 31.
@@ -278,12 +274,7 @@ impl Layout {
             upper_num_columns = unc;
             upper_start_block = usb;
         }
-        Layout {
-            num_blocks,
-            num_segments,
-            upper_num_columns,
-            upper_start_block,
-        }
+        Layout { num_blocks, num_segments, upper_num_columns, upper_start_block }
     }
 
     /// `PrepareForNumStarts`: there is a start for every slot from which a
@@ -299,8 +290,8 @@ impl Layout {
     /// `SerializableInterleavedSolution::ExpectedFpRate`: the start-weighted
     /// mix of 2^-(b-1) (lower blocks) and 2^-b (upper blocks).
     pub(crate) fn expected_fp_rate(&self) -> f64 {
-        let lower_portion = (f64::from(self.upper_start_block) * 1.0 * f64::from(COEFF_BITS))
-            / f64::from(self.num_starts());
+        let lower_portion =
+            (f64::from(self.upper_start_block) * 1.0 * f64::from(COEFF_BITS)) / f64::from(self.num_starts());
         // `upper_num_columns_ - 1` is unsigned in RocksDB: wraps for 0 columns.
         lower_portion * 0.5f64.powf(f64::from(self.upper_num_columns.wrapping_sub(1)))
             + (1.0 - lower_portion) * 0.5f64.powf(f64::from(self.upper_num_columns))

@@ -42,12 +42,14 @@ mod hasher;
 #[cfg(test)]
 mod tests;
 
-use config::{Layout, COEFF_BITS, MAX_COLUMNS, SEGMENT_BYTES};
 pub use config::RibbonFailure;
+use config::{Layout, COEFF_BITS, MAX_COLUMNS, SEGMENT_BYTES};
 
 use crate::arch::{prefetch, Features};
 use crate::error::{Error, Result};
-use crate::format::{Format, Route, METADATA_LEN};
+#[cfg(target_arch = "x86_64")]
+use crate::format::Route;
+use crate::format::{Format, METADATA_LEN};
 
 /// `Standard128RibbonBitsBuilder::kMaxRibbonEntries`: above this RocksDB
 /// always uses the Bloom builder (keeps num_slots, bytes and the 24-bit
@@ -254,6 +256,7 @@ impl Window<'_> {
     /// The segments (columns) on each side: both sides have as many
     /// (`RibbonGeometry::window`), and a vector query's loads stay within
     /// `16 * columns()` bytes of each.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn columns(&self) -> usize {
         self.left.len().min(self.right.len()) / SEGMENT_BYTES
@@ -262,6 +265,7 @@ impl Window<'_> {
     /// The answer for the window's column parities, bit k column k's:
     /// whether every column reproduces its bit of the result row (bits
     /// past `columns()` ignored).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn matches(&self, parities: u32) -> bool {
         (parities ^ self.expected) & ((1 << self.columns()) - 1) == 0
@@ -366,10 +370,7 @@ impl RibbonGeometry {
     /// `num_blocks - upper_start_block` have `upper_num_columns`.
     #[cfg(test)]
     pub fn num_columns_fraction(&self) -> (u32, u32) {
-        (
-            self.upper_num_columns.saturating_sub(1),
-            self.num_blocks - self.upper_start_block,
-        )
+        (self.upper_num_columns.saturating_sub(1), self.num_blocks - self.upper_start_block)
     }
 
     /// Expected FP rate of this geometry (`ExpectedFpRate`).
@@ -397,9 +398,8 @@ impl RibbonGeometry {
         // Lower blocks precede upper ones, one segment fewer each.
         // (Wrapping ops: values from `parse` never wrap, but the fields are
         // public and a hand-made geometry must not panic.)
-        let segment_num = start_block
-            .wrapping_mul(self.upper_num_columns)
-            .wrapping_sub(start_block.min(self.upper_start_block));
+        let segment_num =
+            start_block.wrapping_mul(self.upper_num_columns).wrapping_sub(start_block.min(self.upper_start_block));
         RibbonPrepared {
             seeded_hash,
             segment_num,
@@ -421,6 +421,7 @@ impl RibbonGeometry {
 
     /// [`Self::query_prepared`] inlined into callers compiled with the
     /// features they want (POPCNT).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     pub(crate) fn query_prepared_inline(&self, data: &[u8], p: &RibbonPrepared) -> bool {
         self.query_prepared_impl(data, p)
@@ -435,11 +436,8 @@ impl RibbonGeometry {
         let cr = hasher::coeff_row(p.seeded_hash);
         let bytes = data.get(p.byte_range())?;
         let cols = p.num_columns as usize * SEGMENT_BYTES;
-        let (cr_left, cr_right, right_at) = if p.start_bit == 0 {
-            (cr, 0, 0)
-        } else {
-            (cr << p.start_bit, cr >> (COEFF_BITS - p.start_bit), cols)
-        };
+        let (cr_left, cr_right, right_at) =
+            if p.start_bit == 0 { (cr, 0, 0) } else { (cr << p.start_bit, cr >> (COEFF_BITS - p.start_bit), cols) };
         Some(Window {
             left: bytes.get(..cols)?,
             right: bytes.get(right_at..right_at + cols)?,
@@ -606,7 +604,8 @@ pub(crate) unsafe fn query_prepared_avx2(data: &[u8], p: &RibbonPrepared) -> boo
         return unsafe { query_wide_avx2(data, p) };
     }
     let Some(w) = RibbonGeometry::window(data, p) else { return true };
-    let (ml, mr) = (_mm256_broadcastsi128_si256(sse::split(w.cr_left)), _mm256_broadcastsi128_si256(sse::split(w.cr_right)));
+    let (ml, mr) =
+        (_mm256_broadcastsi128_si256(sse::split(w.cr_left)), _mm256_broadcastsi128_si256(sse::split(w.cr_right)));
     // At most 8 (above).
     let cols = w.columns();
     let lanes = &LANES[16 - 2 * cols..];
@@ -739,7 +738,8 @@ pub(crate) unsafe fn query_prepared_avx512(data: &[u8], p: &RibbonPrepared) -> b
     // Lane k: column k's low half xor its high half (same parity).
     let lo = _mm512_permutex2var_epi64(x0, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), x1);
     let hi = _mm512_permutex2var_epi64(x0, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), x1);
-    let parities = u32::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(lo, hi)), _mm512_set1_epi64(1)));
+    let parities =
+        u32::from(_mm512_test_epi64_mask(_mm512_popcnt_epi64(_mm512_xor_si512(lo, hi)), _mm512_set1_epi64(1)));
     w.matches(parities)
 }
 
@@ -894,7 +894,8 @@ const fn batch_size(width: u8) -> usize {
 /// generic cannot size an array on stable Rust, so they are sized once for
 /// every kernel; AVX-512 uses the first 16 entries).
 const MAX_BATCH: usize = 32;
-const _: () = assert!(batch_size(SCALAR) <= MAX_BATCH && batch_size(AVX2) <= MAX_BATCH && batch_size(AVX512) <= MAX_BATCH);
+const _: () =
+    assert!(batch_size(SCALAR) <= MAX_BATCH && batch_size(AVX2) <= MAX_BATCH && batch_size(AVX512) <= MAX_BATCH);
 
 /// A batch's query kernel, as a const parameter: SSE2 or POPCNT (the
 /// safe `query_prepared_impl`), AVX2, AVX-512.

@@ -77,9 +77,7 @@ fn build_bpk(hashes: &[u64], bits_per_key: f64) -> RibbonBuild {
 }
 
 fn fnv1a(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-        (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3)
-    })
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| (h ^ u64::from(x)).wrapping_mul(0x100_0000_01b3))
 }
 
 fn expect_ribbon(r: RibbonBuild) -> Vec<u8> {
@@ -129,7 +127,8 @@ fn golden_num_slots_from_rocksdb_oracle() {
     }
     // GetNumToAdd is a near-inverse of GetNumSlots.
     for n in [1000u32, 5000, 100_000, 1_000_000] {
-        let back = config::get_num_to_add(RibbonFailure::OneIn20, config::num_entries_to_num_slots(RibbonFailure::OneIn20, n));
+        let back =
+            config::get_num_to_add(RibbonFailure::OneIn20, config::num_entries_to_num_slots(RibbonFailure::OneIn20, n));
         assert!(back >= n && back < n + n / 50 + 200, "n={n} back={back}");
     }
 }
@@ -137,9 +136,7 @@ fn golden_num_slots_from_rocksdb_oracle() {
 #[test]
 fn round_trip_no_false_negatives() {
     let mut rng = Rng(42);
-    for &n in &[
-        1usize, 2, 3, 7, 10, 50, 87, 100, 200, 255, 500, 1000, 1024, 2087, 5000, 20_000, 100_000,
-    ] {
+    for &n in &[1usize, 2, 3, 7, 10, 50, 87, 100, 200, 255, 500, 1000, 1024, 2087, 5000, 20_000, 100_000] {
         for &bpk in &[1.0, 1.5, 2.0, 4.0, 7.0, 10.0, 15.5, 23.45, 40.0, 99.99] {
             let h = rng.hashes(n);
             let bits = policy(bpk);
@@ -151,10 +148,7 @@ fn round_trip_no_false_negatives() {
                     let geo = RibbonGeometry::parse(&block).unwrap().unwrap();
                     let data = &block[..block.len() - METADATA_LEN];
                     for &k in &h {
-                        assert!(
-                            geo.may_match_hash(data, k),
-                            "false negative n={n} bpk={bpk}"
-                        );
+                        assert!(geo.may_match_hash(data, k), "false negative n={n} bpk={bpk}");
                         assert!(geo.query_prepared(data, &geo.prepare(k)));
                     }
                 }
@@ -276,14 +270,7 @@ fn odd_but_accepted_geometries_never_read_out_of_bounds() {
     let mut rng = Rng(5);
     // Huge num_blocks over tiny data (zero-column blocks answer true), data
     // beyond 32 columns per block (ignored), zero data.
-    for (num_blocks, data_len) in [
-        (0xFF_FFFFu32, 0usize),
-        (0xFF_FFFF, 16),
-        (2, 16),
-        (2, 2048),
-        (3, 160),
-        (1000, 48),
-    ] {
+    for (num_blocks, data_len) in [(0xFF_FFFFu32, 0usize), (0xFF_FFFF, 16), (2, 16), (2, 2048), (3, 160), (1000, 48)] {
         let mut b: Vec<u8> = (0..data_len).map(|_| rng.next() as u8).collect();
         b.push(0xFE);
         b.push(rng.next() as u8);
@@ -314,12 +301,7 @@ fn odd_but_accepted_geometries_never_read_out_of_bounds() {
 #[test]
 fn measured_fp_rate_near_estimate() {
     let mut rng = Rng(99);
-    for &(n, bpk) in &[
-        (100_000usize, 10.0),
-        (50_000, 3.0),
-        (20_000, 6.5),
-        (100_000, 1.5),
-    ] {
+    for &(n, bpk) in &[(100_000usize, 10.0), (50_000, 3.0), (20_000, 6.5), (100_000, 1.5)] {
         let h = rng.hashes(n);
         let block = expect_ribbon(build_bpk(&h, bpk));
         let est = estimated_fp_rate(n, block.len());
@@ -327,23 +309,14 @@ fn measured_fp_rate_near_estimate() {
         assert_eq!(geo.expected_fp_rate(), est);
         let data = &block[..block.len() - METADATA_LEN];
         let queries = 400_000;
-        let fp = (0..queries)
-            .filter(|_| geo.may_match_hash(data, rng.next()))
-            .count();
+        let fp = (0..queries).filter(|_| geo.may_match_hash(data, rng.next())).count();
         let measured = fp as f64 / queries as f64;
         // ~6 sigma for the smallest rate (~0.95%: sigma ~ 0.016 relative),
         // plus Ribbon's small per-filter variance.
-        assert!(
-            (measured / est - 1.0).abs() < 0.12,
-            "n={n} bpk={bpk} measured={measured} est={est}"
-        );
+        assert!((measured / est - 1.0).abs() < 0.12, "n={n} bpk={bpk} measured={measured} est={est}");
         // And Ribbon meets the Bloom-equivalent target it was sized for.
         let one_in = policy(bpk).desired_one_in_fp_rate();
-        assert!(
-            (est * one_in - 1.0).abs() < 0.05,
-            "est={est} target={}",
-            1.0 / one_in
-        );
+        assert!((est * one_in - 1.0).abs() < 0.05, "est={est} target={}", 1.0 / one_in);
     }
 }
 
@@ -352,30 +325,18 @@ fn estimated_fp_rate_edges() {
     assert_eq!(estimated_fp_rate(0, 5), 0.0);
     assert_eq!(estimated_fp_rate(10, 5), 1.0);
     assert_eq!(estimated_fp_rate(10, 0), 1.0);
-    assert!(
-        estimated_fp_rate(0, 100).is_nan(),
-        "RocksDB divides 0 by 0 here"
-    );
+    assert!(estimated_fp_rate(0, 100).is_nan(), "RocksDB divides 0 by 0 here");
     // 32 columns everywhere: 2^-32.
     let slots = config::num_entries_to_num_slots(RibbonFailure::OneIn20, 1000);
-    assert_eq!(
-        estimated_fp_rate(1000, slots as usize * 4 + 5),
-        0.5f64.powi(32)
-    );
+    assert_eq!(estimated_fp_rate(1000, slots as usize * 4 + 5), 0.5f64.powi(32));
 }
 
 #[test]
 fn fallback_decisions() {
     // 1 key at 10 bits/key: two Ribbon blocks (>= 192 bytes) vs 69-byte Bloom.
     let bits = policy(10.0);
-    assert_eq!(
-        build(&[0x1234_5678_9abc_def0], bits),
-        RibbonBuild::FallBackToBloom
-    );
-    assert_eq!(
-        calculate_space(1, 0x1234_5678_9abc_def0, bits),
-        None
-    );
+    assert_eq!(build(&[0x1234_5678_9abc_def0], bits), RibbonBuild::FallBackToBloom);
+    assert_eq!(calculate_space(1, 0x1234_5678_9abc_def0, bits), None);
     // Small filters choose the smaller of the two while num_slots < 1024.
     assert_eq!(calculate_space(100, 7, bits), None);
     assert!(calculate_space(1000, 7, bits).is_some());
@@ -383,17 +344,11 @@ fn fallback_decisions() {
     let bits15 = policy(1.5);
     assert_eq!(calculate_space(1, 7, bits15), Some(69));
     // Entry count limit, decided without allocating.
-    assert_eq!(
-        calculate_space(MAX_RIBBON_ENTRIES + 1, 7, bits),
-        None
-    );
+    assert_eq!(calculate_space(MAX_RIBBON_ENTRIES + 1, 7, bits), None);
     assert_eq!(calculate_space(usize::MAX, 7, bits), None);
     let max = calculate_space(MAX_RIBBON_ENTRIES, 7, bits).unwrap();
     let slots = config::num_entries_to_num_slots(RibbonFailure::OneIn20, MAX_RIBBON_ENTRIES as u32) as usize;
-    assert!(
-        max > slots * 6 / 8 && max < slots * 7 / 8 + 16,
-        "max={max} slots={slots}"
-    );
+    assert!(max > slots * 6 / 8 && max < slots * 7 / 8 + 16, "max={max} slots={slots}");
     assert!(slots / 128 < 0x100_0000, "num_blocks fits 24 bits");
     // Zero entries: RocksDB's "always false" filter has length 0.
     assert_eq!(calculate_space(0, 0, bits), Some(0));
@@ -424,10 +379,7 @@ fn extreme_fp_targets_round_trip() {
         let block = expect_ribbon(build_raw(&h, one_in));
         let geo = RibbonGeometry::parse(&block).unwrap().unwrap();
         let data = &block[..block.len() - METADATA_LEN];
-        assert!(
-            h.iter().all(|&k| geo.may_match_hash(data, k)),
-            "one_in={one_in}"
-        );
+        assert!(h.iter().all(|&k| geo.may_match_hash(data, k)), "one_in={one_in}");
     }
 }
 
@@ -491,7 +443,16 @@ fn assert_query_reads_only_its_window(query: impl Fn(&RibbonGeometry, &[u8], &Ri
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).expect("a page size");
     // SAFETY: a fresh anonymous mapping of two pages; no memory of ours is
     // touched. The second is made unreadable.
-    let map = unsafe { libc::mmap(std::ptr::null_mut(), 2 * page, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+    let map = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            2 * page,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
     assert_ne!(map, libc::MAP_FAILED);
     // SAFETY: the second page lies within the mapping.
     assert_eq!(unsafe { libc::mprotect(map.cast::<u8>().add(page).cast(), page, libc::PROT_NONE) }, 0);

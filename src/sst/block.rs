@@ -105,6 +105,10 @@ pub struct EntryInfo {
     pub prev: PrevDiff,
 }
 
+/// An entry of [`BlockIter::next_entry`]: its key (the iterator's buffer),
+/// its value (in the block) and where it lies.
+pub type Entry<'k, 'b> = (&'k [u8], &'b [u8], EntryInfo);
+
 /// `DataBlockFooter` bits (`table/block_based/data_block_footer.h`).
 const RESTARTS_MASK: u32 = (1 << 28) - 1;
 const HASH_INDEX_BIT: u32 = 1 << 31;
@@ -209,9 +213,10 @@ impl<'b> BlockIter<'b> {
         if shared > self.key.len() {
             return Err(self.err(&format!("entry shares {shared} bytes with a {}-byte previous key", self.key.len())));
         }
-        let key_end = p.checked_add(non_shared as usize).filter(|&e| e <= self.limit).ok_or_else(|| {
-            self.err(&format!("key of {non_shared} bytes runs past the entries"))
-        })?;
+        let key_end = p
+            .checked_add(non_shared as usize)
+            .filter(|&e| e <= self.limit)
+            .ok_or_else(|| self.err(&format!("key of {non_shared} bytes runs past the entries")))?;
         let new = &d[p..key_end];
         // A key sharing nothing with the previous one is stored without the
         // block's common prefix: compare and rebuild it as prefix + bytes.
@@ -239,21 +244,19 @@ impl<'b> BlockIter<'b> {
     }
 
     fn info(&self, value_offset: usize) -> EntryInfo {
-        EntryInfo {
-            offset: self.current,
-            value_offset,
-            prev: self.prev,
-        }
+        EntryInfo { offset: self.current, value_offset, prev: self.prev }
     }
 
     /// Next (key, value) of a block with explicit value lengths, with
     /// where the entry lies.
-    pub fn next_entry(&mut self) -> Result<Option<(&[u8], &'b [u8], EntryInfo)>> {
+    pub fn next_entry(&mut self) -> Result<Option<Entry<'_, 'b>>> {
         let Some((_, value_len)) = self.next_key(true)? else { return Ok(None) };
         let vlen = value_len.unwrap_or(0) as usize;
-        let end = self.pos.checked_add(vlen).filter(|&e| e <= self.limit).ok_or_else(|| {
-            self.err(&format!("value of {vlen} bytes runs past the entries"))
-        })?;
+        let end = self
+            .pos
+            .checked_add(vlen)
+            .filter(|&e| e <= self.limit)
+            .ok_or_else(|| self.err(&format!("value of {vlen} bytes runs past the entries")))?;
         let value = &self.data[self.pos..end];
         let info = self.info(self.pos);
         self.pos = end;
@@ -285,9 +288,11 @@ impl<'b> BlockIter<'b> {
             } else {
                 let zz = if self.escape { zz - 1 } else { zz };
                 let delta = ((zz >> 1) as i64) ^ -((zz & 1) as i64);
-                let size = (prev.size as i64).checked_add(delta).filter(|&s| s >= 0).ok_or_else(|| {
-                    self.err(&format!("handle size delta {delta} from {} is negative", prev.size))
-                })? as u64;
+                let size = (prev.size as i64)
+                    .checked_add(delta)
+                    .filter(|&s| s >= 0)
+                    .ok_or_else(|| self.err(&format!("handle size delta {delta} from {} is negative", prev.size)))?
+                    as u64;
                 let offset = prev
                     .offset
                     .checked_add(prev.size)
@@ -300,14 +305,16 @@ impl<'b> BlockIter<'b> {
         };
         if first_key {
             let n = varint32(d, &mut p).ok_or_else(|| self.err("truncated first key length"))? as usize;
-            p = p.checked_add(n).filter(|&e| e <= self.limit).ok_or_else(|| {
-                self.err(&format!("first key of {n} bytes runs past the entries"))
-            })?;
+            p = p
+                .checked_add(n)
+                .filter(|&e| e <= self.limit)
+                .ok_or_else(|| self.err(&format!("first key of {n} bytes runs past the entries")))?;
         }
         self.pos = match value_len {
-            Some(v) => start.checked_add(v as usize).filter(|&e| e <= self.limit).ok_or_else(|| {
-                self.err(&format!("value of {v} bytes runs past the entries"))
-            })?,
+            Some(v) => start
+                .checked_add(v as usize)
+                .filter(|&e| e <= self.limit)
+                .ok_or_else(|| self.err(&format!("value of {v} bytes runs past the entries")))?,
             None => p,
         };
         let info = self.info(start);
@@ -414,7 +421,8 @@ mod tests {
         // Prefix "user-" stored once; restart keys without it.
         let mut b = b"user-".to_vec();
         let mut restarts = vec![];
-        for (shared, rest, restart) in [(0u64, &b"apple"[..], true), (7, &b"ricot"[..], false), (0, &b"kiwi"[..], true)] {
+        for (shared, rest, restart) in [(0u64, &b"apple"[..], true), (7, &b"ricot"[..], false), (0, &b"kiwi"[..], true)]
+        {
             if restart {
                 restarts.push(b.len() as u32);
             }
@@ -457,9 +465,23 @@ mod tests {
         // handle, an escaped full handle (not contiguous), a size delta.
         let mut b = vec![];
         let entries: [(u64, &[u8], Vec<u8>); 3] = [
-            (0, b"k1", { let mut v = vec![]; varint(&mut v, 100); varint(&mut v, 50); v }),
-            (1, b"2", { let mut v = vec![0]; varint(&mut v, 4096); varint(&mut v, 60); v }),
-            (1, b"3", { let mut v = vec![]; varint(&mut v, (2 * 5) + 1); v }),
+            (0, b"k1", {
+                let mut v = vec![];
+                varint(&mut v, 100);
+                varint(&mut v, 50);
+                v
+            }),
+            (1, b"2", {
+                let mut v = vec![0];
+                varint(&mut v, 4096);
+                varint(&mut v, 60);
+                v
+            }),
+            (1, b"3", {
+                let mut v = vec![];
+                varint(&mut v, (2 * 5) + 1);
+                v
+            }),
         ];
         for (shared, rest, value) in &entries {
             varint(&mut b, *shared);
@@ -476,9 +498,6 @@ mod tests {
             got.push((k.to_vec(), h.offset, h.size));
             prev = Some(h);
         }
-        assert_eq!(
-            got,
-            [(b"k1".to_vec(), 100, 50), (b"k2".to_vec(), 4096, 60), (b"k3".to_vec(), 4096 + 60 + 5, 65)]
-        );
+        assert_eq!(got, [(b"k1".to_vec(), 100, 50), (b"k2".to_vec(), 4096, 60), (b"k3".to_vec(), 4096 + 60 + 5, 65)]);
     }
 }

@@ -26,9 +26,9 @@ use super::fetch::Fetcher;
 use super::format::{block_end, fixed32, BlockHandle, Footer};
 use super::separators::Separators;
 use super::{fatal_io, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
+use crate::bloom::block_based as bloom;
 use crate::error::Error;
 use crate::filter::Bytes;
-use crate::bloom::block_based as bloom;
 
 /// `BlockBasedTableOptions::IndexType` (`include/rocksdb/table.h`), as the
 /// property `rocksdb.block.based.table.index.type` records it.
@@ -128,9 +128,10 @@ impl<'a> BlockBased<'a> {
                     let scratch = Separators::new(internal, cmp, PARTITION_KEYS_BUDGET);
                     let data_index = std::mem::replace(&mut bb.index, scratch);
                     let mut partitions = Vec::new();
-                    let top = bb.read_index_block(fetch, footer, index_handle, "top-level index", delta, false, |_, h| {
-                        partitions.push(h);
-                    });
+                    let top =
+                        bb.read_index_block(fetch, footer, index_handle, "top-level index", delta, false, |_, h| {
+                            partitions.push(h);
+                        });
                     bb.index = data_index;
                     if !matches!(top, Ok(Ok(()))) {
                         return top;

@@ -35,7 +35,13 @@ pub const MAX_DECOMPRESSED: usize = 64 << 20;
 pub const MAX_RATIO: usize = 64;
 
 /// The uncompressed block, or why not (a message naming the block).
-pub(super) fn decompress(kind: u8, data: &[u8], what: &str, offset: u64, format_version: u32) -> Result<Vec<u8>, String> {
+pub(super) fn decompress(
+    kind: u8,
+    data: &[u8],
+    what: &str,
+    offset: u64,
+    format_version: u32,
+) -> Result<Vec<u8>, String> {
     let name = compression_name(kind);
     let bad = |why: String| format!("{what} block at offset {offset}: {name} data {why}");
     let limit = MAX_DECOMPRESSED.min(data.len().saturating_mul(MAX_RATIO).saturating_add(4096));

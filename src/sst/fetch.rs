@@ -166,7 +166,9 @@ impl<'a, 's> Fetcher<'a, 's> {
         let (len, whole) = match &origin {
             Origin::Memory(b) => (b.len() as u64, Some(Store::Borrowed(b))),
             Origin::Mapped(m) => (m.len() as u64, Some(Store::Mapped(m.clone()))),
-            Origin::Read(src) => (src.size().map_err(|e| Error::new(ErrorKind::Io, format!("size of the file: {e}")))?, None),
+            Origin::Read(src) => {
+                (src.size().map_err(|e| Error::new(ErrorKind::Io, format!("size of the file: {e}")))?, None)
+            }
         };
         // Blocks of the caller's memory or of a mapping are kept where they
         // are: the whole file is a filter window.
@@ -295,27 +297,36 @@ impl<'a, 's> Fetcher<'a, 's> {
     fn read(&mut self, r: Range<u64>, filters: bool) -> Result<usize> {
         let Origin::Read(src) = &self.origin else {
             // Memory and mapped files are one window holding everything.
-            return Err(Error::corruption(format!("offsets {}..{} lie outside the file ({} bytes)", r.start, r.end, self.len)));
+            return Err(Error::corruption(format!(
+                "offsets {}..{} lie outside the file ({} bytes)",
+                r.start, r.end, self.len
+            )));
         };
         if r.end > self.len || r.start > r.end {
-            return Err(Error::corruption(format!("offsets {}..{} lie outside the file ({} bytes)", r.start, r.end, self.len)));
+            return Err(Error::corruption(format!(
+                "offsets {}..{} lie outside the file ({} bytes)",
+                r.start, r.end, self.len
+            )));
         }
         let n = usize::try_from(r.end - r.start)
             .map_err(|_| Error::invalid(format!("a read of {} bytes does not fit in memory", r.end - r.start)))?;
         let mut buf = Owned::zeroed(n, r.start, filters)?;
-        src.read_exact_at(r.start, buf.bytes_mut()).map_err(|e| {
-            Error::new(ErrorKind::Io, format!("read of {n} bytes at offset {} failed: {e}", r.start))
-        })?;
+        src.read_exact_at(r.start, buf.bytes_mut())
+            .map_err(|e| Error::new(ErrorKind::Io, format!("read of {n} bytes at offset {} failed: {e}", r.start)))?;
         self.stats.reads += 1;
         self.stats.bytes_read += n as u64;
         // A source whose bytes change between reads (a file rewritten while
         // being opened) must not mix two versions in one handle.
         for w in &self.windows {
             let (lo, hi) = (r.start.max(w.offset), r.end.min(w.offset + w.bytes().len() as u64));
-            if lo < hi && buf.as_ref()[(lo - r.start) as usize..(hi - r.start) as usize] != w.bytes()[w.local(&(lo..hi))] {
+            if lo < hi
+                && buf.as_ref()[(lo - r.start) as usize..(hi - r.start) as usize] != w.bytes()[w.local(&(lo..hi))]
+            {
                 return Err(Error::new(
                     ErrorKind::Io,
-                    format!("the file changed while it was opened: offsets {lo}..{hi} read differently the second time"),
+                    format!(
+                        "the file changed while it was opened: offsets {lo}..{hi} read differently the second time"
+                    ),
                 ));
             }
         }

@@ -243,7 +243,8 @@ impl Footer {
         let offset = len - FOOTER_LEN as u64;
         let format_version = fixed32(f, FOOTER_LEN - 12);
         if !(MIN_FORMAT_VERSION..=LATEST_FORMAT_VERSION).contains(&format_version) {
-            let kind = if format_version > LATEST_FORMAT_VERSION { ErrorKind::NotSupported } else { ErrorKind::Corruption };
+            let kind =
+                if format_version > LATEST_FORMAT_VERSION { ErrorKind::NotSupported } else { ErrorKind::Corruption };
             return Err(Error::new(
                 kind,
                 format!(
@@ -251,9 +252,8 @@ impl Footer {
                 ),
             ));
         }
-        let checksum = ChecksumType::from_byte(f[0]).ok_or_else(|| {
-            Error::corruption(format!("footer at offset {offset}: unknown checksum type {}", f[0]))
-        })?;
+        let checksum = ChecksumType::from_byte(f[0])
+            .ok_or_else(|| Error::corruption(format!("footer at offset {offset}: unknown checksum type {}", f[0])))?;
         if format_version >= 6 {
             if f[1..5] != EXTENDED_MAGIC {
                 return Err(Error::corruption(format!(
@@ -272,9 +272,7 @@ impl Footer {
                 let mut copy = [0u8; FOOTER_LEN];
                 copy.copy_from_slice(f);
                 copy[5..9].fill(0);
-                let computed = checksum
-                    .compute(&copy)
-                    .wrapping_add(context_modifier(base_context_checksum, offset));
+                let computed = checksum.compute(&copy).wrapping_add(context_modifier(base_context_checksum, offset));
                 if computed != stored {
                     return Err(Error::corruption(format!(
                         "footer at offset {offset}: {} checksum mismatch: stored {stored:#010x}, computed {computed:#010x}",
@@ -367,7 +365,13 @@ pub(crate) fn block_end(footer: &Footer, handle: BlockHandle, what: &str) -> Res
 /// its 5-byte trailer. With `zero_at`, the 8 bytes at that block offset
 /// are taken as zero: the properties block's global sequence number, which
 /// older ingestion rewrote without updating the checksum.
-pub fn verify_block(with_trailer: &[u8], footer: &Footer, handle: BlockHandle, what: &str, zero_at: Option<usize>) -> Result<()> {
+pub fn verify_block(
+    with_trailer: &[u8],
+    footer: &Footer,
+    handle: BlockHandle,
+    what: &str,
+    zero_at: Option<usize>,
+) -> Result<()> {
     if footer.checksum == ChecksumType::None {
         return Ok(());
     }

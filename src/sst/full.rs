@@ -1,9 +1,9 @@
 //! Full filters (`fullfilter.*`, `table/block_based/full_filter_block.cc`):
 //! one filter block for the whole file.
 
+use super::fatal_io;
 use super::fetch::Fetcher;
 use super::format::{block_end, BlockHandle, Footer};
-use super::fatal_io;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 
@@ -23,5 +23,6 @@ pub(super) fn read<'a>(fetch: &mut Fetcher<'a, '_>, footer: &Footer, h: BlockHan
         Err(e) => return Ok(Err(e)),
     };
     let bytes = fetch.keep(&block)?;
-    Ok(Filter::from_held(bytes).map_err(|e| Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))))
+    Ok(Filter::from_held(bytes)
+        .map_err(|e| Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))))
 }

@@ -164,7 +164,9 @@ impl MetaIndex {
         };
         match value {
             None => Ok(None),
-            Some(v) => Self::handle(v).map(Some).ok_or_else(|| "the properties block's handle is malformed".to_string()),
+            Some(v) => {
+                Self::handle(v).map(Some).ok_or_else(|| "the properties block's handle is malformed".to_string())
+            }
         }
     }
 
@@ -181,8 +183,8 @@ impl MetaIndex {
         // RocksDB 6.x and 9.11.1+: the exact name, in this order, skipping a
         // malformed handle.
         let mut exact = FilterPick::None;
-        for i in 0..3 {
-            match Self::single(&self.exact[i], FILTER_PREFIXES[i]) {
+        for (i, (names, prefix)) in self.exact.iter().zip(FILTER_PREFIXES).enumerate() {
+            match Self::single(names, prefix) {
                 Err(why) => return FilterPick::Ambiguous(why),
                 Ok(Some(v)) => {
                     if let Some(h) = Self::handle(v) {
@@ -196,11 +198,11 @@ impl MetaIndex {
         // RocksDB 7.0 to 9.11.0: the first entry at or after the prefix, if
         // it is the built-in name or an alias.
         let mut seek = FilterPick::None;
-        for i in 0..3 {
-            if let Some((name, v)) = &self.first_after[i] {
-                let p = FILTER_PREFIXES[i].as_bytes();
-                let builtin = name.starts_with(p)
-                    && BUILTIN_POLICY_ALIASES.iter().any(|a| a.as_bytes() == &name[p.len()..]);
+        for (i, (first, prefix)) in self.first_after.iter().zip(FILTER_PREFIXES).enumerate() {
+            if let Some((name, v)) = first {
+                let p = prefix.as_bytes();
+                let builtin =
+                    name.starts_with(p) && BUILTIN_POLICY_ALIASES.iter().any(|a| a.as_bytes() == &name[p.len()..]);
                 if let (true, Some(h)) = (builtin, Self::handle(v)) {
                     seek = pick(i, h);
                     break;
@@ -225,4 +227,3 @@ impl MetaIndex {
         ))
     }
 }
-

@@ -32,10 +32,12 @@ mod source;
 use std::path::Path;
 use std::sync::Arc;
 
+#[doc(hidden)]
+pub use crate::slab::slab_chunks;
 pub use block_based::BlockBased;
 pub use compression::{MAX_DECOMPRESSED, MAX_RATIO};
-use fetch::{Fetcher, Origin};
 pub use fetch::SUFFIX_READ;
+use fetch::{Fetcher, Origin};
 pub use format::{ChecksumType, BLOCK_BASED_MAGIC};
 use format::{Footer, FOOTER_LEN, LEGACY_FOOTER_LEN};
 use metaindex::{FilterPick, MetaIndex};
@@ -43,8 +45,6 @@ use ondemand::{Keep, Kept, OnDemand};
 pub use partitioned::Partitions;
 pub use properties::{Properties, RAW_PROPERTIES_BUDGET};
 pub use source::{OpenStats, Source};
-#[doc(hidden)]
-pub use crate::slab::slab_chunks;
 
 use crate::cache::FilterCache;
 use crate::error::{Error, ErrorKind, Result};
@@ -55,7 +55,6 @@ use crate::filter::Filter;
 /// that it answers "may match" instead. RocksDB has no such case: it knows
 /// the read's sequence number and the full key, this library does not.
 pub const MAX_PARTITIONS_PER_QUERY: usize = 64;
-
 
 /// Separators of a partitioned filter that share bytes with the previous
 /// one are decompressed into one buffer, of at most this many bytes plus
@@ -455,7 +454,11 @@ pub(crate) fn fatal_io<T>(r: Result<T>) -> Result<Result<T>> {
 
 /// The properties block, or why it is unreadable (RocksDB then opens the
 /// table without properties).
-fn read_properties(fetch: &mut Fetcher<'_, '_>, footer: &Footer, meta: &MetaIndex) -> Result<(Properties, Option<String>)> {
+fn read_properties(
+    fetch: &mut Fetcher<'_, '_>,
+    footer: &Footer,
+    meta: &MetaIndex,
+) -> Result<(Properties, Option<String>)> {
     Ok(match meta.properties() {
         Ok(Some(h)) => match fatal_io(Properties::read(fetch, footer, h))? {
             Ok(p) => (p, None),
@@ -481,7 +484,9 @@ fn read_properties(fetch: &mut Fetcher<'_, '_>, footer: &Footer, meta: &MetaInde
 fn whole_keys_in_filter(p: &Properties) -> bool {
     match p.whole_key_filtering {
         Some(recorded) => recorded,
-        None => p.prefix_extractor_name.is_some() || Comparator::from_name(p.comparator.as_deref()).order != Order::Unknown,
+        None => {
+            p.prefix_extractor_name.is_some() || Comparator::from_name(p.comparator.as_deref()).order != Order::Unknown
+        }
     }
 }
 
@@ -677,7 +682,9 @@ impl<'a> Sst<'a> {
 
     /// Whether [`Sst::prefix_may_match`] can answer from the filter.
     pub fn has_prefix_filter(&self) -> bool {
-        self.prefix_filtering && self.prefix_extractor.is_some() && !matches!(self.filter, SstFilter::None | SstFilter::Unsupported(_))
+        self.prefix_filtering
+            && self.prefix_extractor.is_some()
+            && !matches!(self.filter, SstFilter::None | SstFilter::Unsupported(_))
     }
 
     /// Can this file hold `key`? `false` is definite. As RocksDB's `Get`:
@@ -827,4 +834,3 @@ impl<'a> Sst<'a> {
         })
     }
 }
-

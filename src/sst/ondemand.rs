@@ -45,7 +45,14 @@ impl Kept {
     /// Reads `buf.len()` bytes at `offset`; `file`: the file this query
     /// got already, if any; `pool` and `id`: where a path's open file is
     /// kept, under this handle's id.
-    fn read(&self, offset: u64, buf: &mut [u8], file: &mut Option<Arc<File>>, pool: &FilePool, id: u64) -> Result<(), String> {
+    fn read(
+        &self,
+        offset: u64,
+        buf: &mut [u8],
+        file: &mut Option<Arc<File>>,
+        pool: &FilePool,
+        id: u64,
+    ) -> Result<(), String> {
         match self {
             Kept::Shared(src) => src.read_exact_at(offset, buf).map_err(|e| e.to_string()),
             Kept::Path { path, len, identity: id0 } => {
@@ -196,7 +203,13 @@ fn next_id() -> u64 {
 impl OnDemand {
     /// Blocks at `blocks` of the file `footer` ends (`what`: for messages).
     /// Handles outside the file answer "may match".
-    pub(crate) fn new(keep: &Keep, footer: &Footer, verify: bool, blocks: &[BlockHandle], what: &'static str) -> OnDemand {
+    pub(crate) fn new(
+        keep: &Keep,
+        footer: &Footer,
+        verify: bool,
+        blocks: &[BlockHandle],
+        what: &'static str,
+    ) -> OnDemand {
         let blocks = blocks.iter().map(|&h| block_end(footer, h, what).ok().map(|_| h)).collect();
         OnDemand::assemble(keep.cache.clone(), keep.src.clone(), *footer, verify, blocks, what)
     }
@@ -269,7 +282,11 @@ impl OnDemand {
     /// it and loads it. Ok(Ok((filter, bytes taken))); Ok(Err(why)): the
     /// bytes are not a usable filter; Err(why): the read failed.
     #[allow(clippy::type_complexity)]
-    fn load(&self, h: BlockHandle, file: &mut Option<Arc<File>>) -> Result<Result<(Filter<'static>, usize), String>, String> {
+    fn load(
+        &self,
+        h: BlockHandle,
+        file: &mut Option<Arc<File>>,
+    ) -> Result<Result<(Filter<'static>, usize), String>, String> {
         let end = match block_end(&self.footer, h, self.what) {
             Ok(e) => e,
             Err(e) => return Ok(Err(e.message().to_string())),
@@ -297,7 +314,14 @@ impl Clone for OnDemand {
     /// A handle of its own on the same blocks, source and cache (nothing
     /// cached yet).
     fn clone(&self) -> Self {
-        OnDemand::assemble(self.cache.clone(), self.src.clone(), self.footer, self.verify, self.blocks.clone(), self.what)
+        OnDemand::assemble(
+            self.cache.clone(),
+            self.src.clone(),
+            self.footer,
+            self.verify,
+            self.blocks.clone(),
+            self.what,
+        )
     }
 }
 

@@ -11,14 +11,17 @@ use super::compression;
 use super::fetch::Fetcher;
 use super::format::{block_end, BlockHandle, Footer, BLOCK_TRAILER_LEN};
 use super::ondemand::{Keep, OnDemand};
+use super::separators::Separators;
 #[cfg(target_arch = "x86_64")]
-use super::separators::Run;
-use super::separators::{Separators, LOOKUP_BATCH, NOT_FOUND};
+use super::separators::{Run, LOOKUP_BATCH, NOT_FOUND};
 use super::{fatal_io, Comparator, Order, Properties, PARTITION_KEYS_BUDGET};
-use crate::error::Result;
+#[cfg(target_arch = "x86_64")]
 use crate::bloom::fast_local;
+use crate::error::Result;
 use crate::filter::Filter;
+#[cfg(target_arch = "x86_64")]
 use crate::format::Route;
+#[cfg(target_arch = "x86_64")]
 use crate::ribbon;
 
 /// Keys a batch over partitions read on demand groups at a time (8 KiB of
@@ -55,15 +58,18 @@ pub struct Partitions<'a> {
     /// the addresses hold for as long as it lives
     /// ([`Partitions::lines_table`]); a clone makes its own
     /// (`Partitions::clone`).
+    #[cfg(target_arch = "x86_64")]
     lines: Box<[fast_local::LinesAt]>,
     /// `lines` has an entry for every partition, in partition order (one
     /// distinct filter per partition: `which` is the identity), and none
     /// is [`fast_local::LinesAt::ALONE`]: a single query takes partition
     /// i's entry without testing either per query ([`Partitions::probe_at`]).
+    #[cfg(target_arch = "x86_64")]
     direct: bool,
 }
 
 /// [`Partitions::direct`] for these lines and partitions.
+#[cfg(target_arch = "x86_64")]
 fn direct(lines: &[fast_local::LinesAt], which: &[u32]) -> bool {
     lines.len() == which.len() && lines.iter().all(|at| !at.is_alone())
 }
@@ -72,6 +78,7 @@ impl Clone for Partitions<'_> {
     fn clone(&self) -> Self {
         let store = self.store.clone();
         // The copy's filters may own copies of the bytes: lines of its own.
+        #[cfg(target_arch = "x86_64")]
         let lines = kept_lines(&store, self.routed);
         Partitions {
             seps: self.seps.clone(),
@@ -80,7 +87,9 @@ impl Clone for Partitions<'_> {
             unreadable: self.unreadable.clone(),
             routed: self.routed,
             same_lanes: self.same_lanes,
+            #[cfg(target_arch = "x86_64")]
             direct: direct(&lines, &self.which),
+            #[cfg(target_arch = "x86_64")]
             lines,
         }
     }
@@ -88,6 +97,7 @@ impl Clone for Partitions<'_> {
 
 /// [`Partitions::lines`] for these filters: each distinct filter's lines
 /// for a Bloom file with resident filters, else none.
+#[cfg(target_arch = "x86_64")]
 fn kept_lines(store: &Store<'_>, routed: Routed) -> Box<[fast_local::LinesAt]> {
     match (store, routed) {
         (Store::Resident(unique), Routed::Bloom) => unique.iter().map(Filter::lines_at).collect(),
@@ -208,6 +218,7 @@ impl<'a> Partitions<'a> {
     pub(super) fn may_match(&self, key: &[u8], probe: &[u8]) -> bool {
         if let Some(i) = self.seps.quick(key) {
             debug_assert_eq!(self.key_candidates(key), Some(i..i + 1));
+            #[cfg(target_arch = "x86_64")]
             if let Some(answer) = self.probe_direct(i, probe) {
                 return answer;
             }
@@ -247,9 +258,9 @@ impl<'a> Partitions<'a> {
     /// saves the call into [`Partitions::probe_at`] as well (callgrind,
     /// `bench/sst`, Bloom, 455 partitions: 225 -> 218 instructions per
     /// query through the C call for the flag, 208 inlined here).
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn probe_direct(&self, i: usize, probe: &[u8]) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
         if let (true, Some(&at)) = (self.direct, self.lines.get(i)) {
             // SAFETY: as in `probe_distinct`: the table has entries only
             // for Routed::Bloom (CPUs with AVX2), made from the filters of
@@ -267,6 +278,7 @@ impl<'a> Partitions<'a> {
     /// 14; callgrind, `benches/partitioned.rs`).
     #[inline]
     fn probe_at(&self, i: usize, probe: &[u8]) -> bool {
+        #[cfg(target_arch = "x86_64")]
         if let Some(answer) = self.probe_direct(i, probe) {
             return answer;
         }
@@ -366,6 +378,8 @@ impl<'a> Partitions<'a> {
         if self.routed != Routed::No {
             return self.may_match_batch_routed(unique, n, key, probe, whole_key, results);
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = whole_key;
         const BATCH: usize = 32;
         // Partition of each key of the batch (NONE: answered in pass 1)
         // and its prepared hash.
@@ -444,9 +458,29 @@ impl<'a> Partitions<'a> {
                 match self.same_lanes {
                     // SAFETY: used only for Routed::Bloom, whose kernels
                     // are chosen only on CPUs with AVX2.
-                    Some(l) => unsafe { fast_local::may_match_lines_avx2::<true>(table, l, &part[..m], &answer[..m], $probe, alone, $out) },
+                    Some(l) => unsafe {
+                        fast_local::may_match_lines_avx2::<true>(
+                            table,
+                            l,
+                            &part[..m],
+                            &answer[..m],
+                            $probe,
+                            alone,
+                            $out,
+                        )
+                    },
                     // SAFETY: as above.
-                    None => unsafe { fast_local::may_match_lines_avx2::<false>(table, &[0; 8], &part[..m], &answer[..m], $probe, alone, $out) },
+                    None => unsafe {
+                        fast_local::may_match_lines_avx2::<false>(
+                            table,
+                            &[0; 8],
+                            &part[..m],
+                            &answer[..m],
+                            $probe,
+                            alone,
+                            $out,
+                        )
+                    },
                 }
             }};
         }
@@ -507,10 +541,11 @@ impl<'a> Partitions<'a> {
             // says whether to skip the buckets (`Lookup::heads`).
             let try_runs = expect_in_order && runs_pay;
             let vector = vector && !try_runs;
-            let in_order = !vector && lookup.is_some_and(|l| match try_runs {
-                true => l.heads::<false>(|j| key(c0 + j), &mut located[..m]),
-                false => l.heads::<true>(|j| key(c0 + j), &mut located[..m]),
-            });
+            let in_order = !vector
+                && lookup.is_some_and(|l| match try_runs {
+                    true => l.heads::<false>(|j| key(c0 + j), &mut located[..m]),
+                    false => l.heads::<true>(|j| key(c0 + j), &mut located[..m]),
+                });
             let had_buckets = !try_runs;
             expect_in_order = in_order;
             if let (Some(l), true) = (lookup, in_order && runs_pay) {
@@ -592,8 +627,12 @@ impl<'a> Partitions<'a> {
                 #[cfg(target_arch = "x86_64")]
                 (Some(l), _) if vector => {
                     let (all, sorted) = match identity {
-                        true => unsafe { l.route_avx2::<true>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen) },
-                        false => unsafe { l.route_avx2::<false>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen) },
+                        true => unsafe {
+                            l.route_avx2::<true>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen)
+                        },
+                        false => unsafe {
+                            l.route_avx2::<false>(|j| key(c0 + j), &self.which, &mut part[..m], &mut seen)
+                        },
                     };
                     (expect_in_order, keys_seen) = (sorted, true);
                     all
@@ -711,7 +750,9 @@ impl<'a> Partitions<'a> {
     #[doc(hidden)]
     pub fn consulted_for_prefix(&self, prefix: &[u8]) -> usize {
         match self.seps.order {
-            Order::Bytewise => self.candidates(|s| s < prefix, |s| s.starts_with(prefix)).map_or(self.len(), |r| r.len()),
+            Order::Bytewise => {
+                self.candidates(|s| s < prefix, |s| s.starts_with(prefix)).map_or(self.len(), |r| r.len())
+            }
             _ => self.len(),
         }
     }
@@ -762,7 +803,8 @@ impl<'a> Partitions<'a> {
         keep: Option<&Keep>,
     ) -> Result<std::result::Result<Partitions<'a>, String>> {
         let what = "filter partition index";
-        let unusable = |e: crate::Error| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message());
+        let unusable =
+            |e: crate::Error| format!("{} (RocksDB does not use a filter whose index it cannot read)", e.message());
         let index_end = match block_end(footer, handle, what) {
             Ok(e) => e as u64,
             Err(e) => return Ok(Err(unusable(e))),
@@ -791,7 +833,8 @@ impl<'a> Partitions<'a> {
         let index = if compression == 0 {
             block.data()
         } else {
-            owned = match compression::decompress(compression, block.data(), what, handle.offset, footer.format_version) {
+            owned = match compression::decompress(compression, block.data(), what, handle.offset, footer.format_version)
+            {
                 Ok(o) => o,
                 Err(why) => return Ok(Err(why)),
             };
@@ -839,7 +882,18 @@ impl<'a> Partitions<'a> {
         if let Some(keep) = keep {
             let o = OnDemand::new(keep, footer, fetch.verify(), &distinct, "filter partition");
             let unreadable = o.out_of_bounds().collect();
-            let p = Partitions { seps, store: Store::OnDemand(o), which, unreadable, routed: Routed::No, same_lanes: None, lines: Box::new([]), direct: false };
+            let p = Partitions {
+                seps,
+                store: Store::OnDemand(o),
+                which,
+                unreadable,
+                routed: Routed::No,
+                same_lanes: None,
+                #[cfg(target_arch = "x86_64")]
+                lines: Box::new([]),
+                #[cfg(target_arch = "x86_64")]
+                direct: false,
+            };
             p.seps.prepare_lookups();
             return Ok(Ok(p));
         }
@@ -860,8 +914,9 @@ impl<'a> Partitions<'a> {
             // RocksDB reads a partition when a query needs it and answers
             // "may match" if that fails.
             let f = match fatal_io(fetch.block(footer, h, "filter partition"))? {
-                Ok(b) => Filter::from_held(fetch.keep(&b)?)
-                    .map_err(|e| crate::Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))),
+                Ok(b) => Filter::from_held(fetch.keep(&b)?).map_err(|e| {
+                    crate::Error::new(e.kind(), format!("filter block at offset {}: {}", h.offset, e.message()))
+                }),
                 Err(e) => Err(e),
             };
             unique.push(f.unwrap_or_else(|e| {
@@ -907,9 +962,22 @@ impl<'a> Partitions<'a> {
             _ => None,
         };
         let store = Store::Resident(unique);
+        #[cfg(target_arch = "x86_64")]
         let lines = kept_lines(&store, routed);
+        #[cfg(target_arch = "x86_64")]
         let direct = direct(&lines, &which);
-        let p = Partitions { seps, store, which, unreadable, routed, same_lanes, lines, direct };
+        let p = Partitions {
+            seps,
+            store,
+            which,
+            unreadable,
+            routed,
+            same_lanes,
+            #[cfg(target_arch = "x86_64")]
+            lines,
+            #[cfg(target_arch = "x86_64")]
+            direct,
+        };
         // The lookup form of the separators, made now so that no query
         // allocates (8 bytes per partition).
         p.seps.prepare_lookups();
@@ -924,7 +992,12 @@ impl<'a> Partitions<'a> {
 /// answered on the spot).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn route<'f, 'a: 'f, 'k>(unique: &'f [Filter<'a>], u: u32, answer: bool, probe: &'k [u8]) -> Route<'f, 'k, ribbon::RibbonGeometry> {
+fn route<'f, 'a: 'f, 'k>(
+    unique: &'f [Filter<'a>],
+    u: u32,
+    answer: bool,
+    probe: &'k [u8],
+) -> Route<'f, 'k, ribbon::RibbonGeometry> {
     match unique.get(u as usize) {
         Some(f) => match f.ribbon_routable() {
             Some((data, g)) => Route::Probe(data, g, probe),
@@ -934,7 +1007,8 @@ fn route<'f, 'a: 'f, 'k>(unique: &'f [Filter<'a>], u: u32, answer: bool, probe: 
     }
 }
 
-#[cfg(test)]
+// The lines table and its kernel are x86_64's.
+#[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
     use crate::sst::block::{EntryInfo, PrevDiff};
@@ -958,7 +1032,6 @@ mod tests {
     }
 
     /// Every entry of the lines table points at its own filter's lines.
-    #[cfg(target_arch = "x86_64")]
     fn table_points_into_own_filters(p: &Partitions<'_>) {
         for (u, f) in p.filters().iter().enumerate() {
             let kept = p.lines_table(u as u32).map(|l| l.span());
@@ -969,7 +1042,6 @@ mod tests {
     /// A clone's lines table is its own: a clone's filters own copies of
     /// their bytes (`Filter::clone`), so a table copied along would point
     /// into the original's, freed when it is dropped.
-    #[cfg(target_arch = "x86_64")]
     #[test]
     fn a_clone_keeps_lines_of_its_own_filters() {
         let (p, keys) = owned_partitions();

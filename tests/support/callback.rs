@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 use std::ffi::{c_int, c_void, CStr};
+use std::fs::File;
 use std::path::Path;
 use std::ptr::{null_mut, NonNull};
 
@@ -50,7 +51,11 @@ impl Drop for CallbackSst {
 
 /// Opens a file of `size` bytes whose reads `read` serves. Err: the status
 /// and the message; `calls` counts the callback's calls either way.
-pub fn open_with(size: u64, flags: u32, read: &dyn Fn(u64, &mut [u8]) -> c_int) -> (Result<CallbackSst, (u32, String)>, u64) {
+pub fn open_with(
+    size: u64,
+    flags: u32,
+    read: &dyn Fn(u64, &mut [u8]) -> c_int,
+) -> (Result<CallbackSst, (u32, String)>, u64) {
     let mut ctx = Ctx { read, calls: 0, bytes: 0 };
     let src = rocksfilter_source {
         struct_size: std::mem::size_of::<rocksfilter_source>(),
@@ -91,7 +96,7 @@ pub fn open_bytes(bytes: &[u8]) -> Result<CallbackSst, (u32, String)> {
 
 /// Opens the file at `path` through the callback (pread).
 pub fn open_path(path: &Path) -> Result<CallbackSst, (u32, String)> {
-    let file = std::fs::File::open(path).map_err(|e| (ROCKSFILTER_IO_ERROR, e.to_string()))?;
+    let file = File::open(path).map_err(|e| (ROCKSFILTER_IO_ERROR, e.to_string()))?;
     let size = file.metadata().unwrap().len();
     let read = |off: u64, dst: &mut [u8]| match Source::read_exact_at(&file, off, dst) {
         Ok(()) => 0,

@@ -87,6 +87,9 @@ fn context_modifier(base: u32, offset: u64) -> u32 {
 /// One entry of a restart-point block.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
+/// One entry of an index block: the separator key and the block's handle.
+pub type IndexEntry = (Vec<u8>, Handle);
+
 /// Decodes a restart-point block with explicit value lengths.
 pub fn parse_kv_block(b: &[u8]) -> Option<Vec<Entry>> {
     let n = u32::from_le_bytes(b.get(b.len().checked_sub(4)?..)?.try_into().ok()?) as usize;
@@ -111,7 +114,7 @@ pub fn parse_kv_block(b: &[u8]) -> Option<Vec<Entry>> {
 }
 
 /// Decodes an index block (`delta`: `rocksdb.index.value.is.delta.encoded`).
-pub fn parse_index_block(b: &[u8], delta: bool) -> Option<Vec<(Vec<u8>, Handle)>> {
+pub fn parse_index_block(b: &[u8], delta: bool) -> Option<Vec<IndexEntry>> {
     let n = u32::from_le_bytes(b.get(b.len().checked_sub(4)?..)?.try_into().ok()?) as usize;
     let limit = b.len().checked_sub(n.checked_add(1)?.checked_mul(4)?)?;
     let mut out: Vec<(Vec<u8>, Handle)> = Vec::new();
@@ -234,7 +237,11 @@ impl Crafted {
         let footer_at = (len - 53) as u64;
         let (meta_h, index, base_context) = if format_version >= 6 {
             let size = u32::from_le_bytes(f[13..17].try_into().ok()?) as u64;
-            (Handle { offset: footer_at.checked_sub(5 + size)?, size }, None, u32::from_le_bytes(f[9..13].try_into().ok()?))
+            (
+                Handle { offset: footer_at.checked_sub(5 + size)?, size },
+                None,
+                u32::from_le_bytes(f[9..13].try_into().ok()?),
+            )
         } else {
             let mut p = 1;
             let m = Handle { offset: get_varint(f, &mut p)?, size: get_varint(f, &mut p)? };
@@ -408,7 +415,7 @@ impl Crafted {
     }
 
     /// The partitioned filter's index entries.
-    pub fn partition_index(&self) -> Option<(Handle, Vec<(Vec<u8>, Handle)>)> {
+    pub fn partition_index(&self) -> Option<(Handle, Vec<IndexEntry>)> {
         let (name, h) = self.filter_entry()?;
         if !name.starts_with(b"partitionedfilter.") {
             return None;
@@ -418,10 +425,7 @@ impl Crafted {
     }
 
     pub fn delta_encoded(&self) -> bool {
-        self.property("rocksdb.index.value.is.delta.encoded")
-            .and_then(|v| get_varint(&v, &mut 0))
-            .unwrap_or(0)
-            != 0
+        self.property("rocksdb.index.value.is.delta.encoded").and_then(|v| get_varint(&v, &mut 0)).unwrap_or(0) != 0
     }
 
     pub fn user_key_separators(&self) -> bool {
@@ -707,17 +711,16 @@ pub fn chain_block(base: &[Entry], n: usize, ext: u8, value: &[u8]) -> Vec<u8> {
         out.extend_from_slice(k);
         out.extend_from_slice(v);
     }
-    let mut len = base.last().map_or(0, |(k, _)| k.len());
+    let start = base.last().map_or(0, |(k, _)| k.len());
     if base.is_empty() {
         restarts.push(0);
     }
-    for _ in 0..n {
+    for len in start..start + n {
         varint(&mut out, len as u64);
         varint(&mut out, 1);
         varint(&mut out, value.len() as u64);
         out.push(ext);
         out.extend_from_slice(value);
-        len += 1;
     }
     for r in &restarts {
         out.extend_from_slice(&r.to_le_bytes());

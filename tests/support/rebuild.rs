@@ -26,7 +26,9 @@ pub fn entries<'k>(entries: impl Iterator<Item = &'k [u8]>, policy: Policy, bits
 pub fn rebuild(keys: &[Vec<u8>], writer: &str, policy: Policy, bits_per_key: f64, sst: &Sst) -> Vec<u8> {
     let mut b = FilterBuilder::new(policy, bits_per_key).unwrap();
     let prefix = sst.prefix_extractor();
-    let rocksdb7 = ["rocksdb-6.", "rocksdb-7.", "rocksdb-8.", "rocksjava-6.", "rocksjava-7.", "rocksjava-8."].iter().any(|p| writer.starts_with(p));
+    let rocksdb7 = ["rocksdb-6.", "rocksdb-7.", "rocksdb-8.", "rocksjava-6.", "rocksjava-7.", "rocksjava-8."]
+        .iter()
+        .any(|p| writer.starts_with(p));
     let (mut last_in_domain, mut empty_added) = (false, false);
     for k in keys {
         let p = prefix.and_then(|p| p.prefix(k));
@@ -51,4 +53,3 @@ pub fn rebuild(keys: &[Vec<u8>], writer: &str, policy: Policy, bits_per_key: f64
     }
     b.finish().unwrap()
 }
-

@@ -98,9 +98,6 @@ mod tests {
         let root = super::root();
         let want = super::generate(&root).unwrap();
         let have = std::fs::read(root.join("include/rocksfilter.h")).unwrap();
-        assert!(
-            have == want,
-            "include/rocksfilter.h is stale: run `cargo run -p rocksfilter-header` and commit it"
-        );
+        assert!(have == want, "include/rocksfilter.h is stale: run `cargo run -p rocksfilter-header` and commit it");
     }
 }
