@@ -317,9 +317,10 @@ $(SST_FIXTURES)/manifest.jsonl:
 package-test:
 	scripts/package-test.sh
 
-# Every README block marked `<!-- file: PATH -->` is exactly that file.
+# Every block of README.md and BENCHMARKS.md marked `<!-- file: PATH -->` is
+# exactly that file.
 readme-check:
-	scripts/check-readme-examples.py README.md
+	scripts/check-readme-examples.py README.md BENCHMARKS.md
 
 # A self-contained Go module (same module path as bindings/go, with the
 # header and a stripped static library inside) written to DEST; see

@@ -61,7 +61,7 @@ if make --no-print-directory -C "$tmp/c" example example-static >"$tmp/c.log" 2>
 else
   cat "$tmp/c.log"; bad "examples/c did not build through pkg-config"
 fi
-# examples/c/cache.c (the README's filter-budget example): two partitioned
+# examples/c/cache.c (the filter-budget example the README names): two partitioned
 # files RocksDB 7.8.3 wrote (the SST fixtures, when made: make sst-test),
 # one key of each and two absent ones, through one 1 MiB cache.
 fixtures=${ROCKSFILTER_SST_FIXTURES:-}

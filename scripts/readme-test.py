@@ -37,8 +37,8 @@ uninstall` with the README's prefix must leave nothing behind.
 
 The README's other blocks are checked elsewhere: `<!-- file: PATH -->` blocks
 by scripts/check-readme-examples.py (`make readme-check`), the Rust block as
-a doctest, the Go and Java blocks by their bindings' tests, the `rocksfilter
-size` output by cli/tests/cli.rs.
+a doctest, the Go and Java blocks by their bindings' tests. (The `rocksfilter
+size` output BENCHMARKS.md shows is checked by cli/tests/cli.rs.)
 """
 import argparse
 import os

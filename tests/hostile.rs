@@ -5,7 +5,7 @@
 //! and to this library. Asserted, for every file:
 //! - never "absent" for a key RocksDB finds;
 //! - never a refusal of a file RocksDB reads, unless its class is one the
-//!   README lists as a deliberate difference (none today).
+//!   COMPATIBILITY.md lists as a deliberate difference (none today).
 //!
 //! Run with `make sst-test`, or:
 //! ```sh
@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use craft::{Crafted, Entry, Handle};
 use rocksfilter::{Sst, SstFilter};
 
-/// The README's list of deliberate refusals (classes of files RocksDB reads
-/// and this library refuses). Empty: every file RocksDB reads opens.
+/// COMPATIBILITY.md's list of deliberate refusals (classes of files RocksDB
+/// reads and this library refuses). Empty: every file RocksDB reads opens.
 const LISTED_REFUSALS: &[&str] = &[];
 
 struct Base {

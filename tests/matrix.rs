@@ -55,7 +55,7 @@ enum Outcome {
 }
 
 /// The one rule for every judge: the same answer, or "may match" where the
-/// library cannot read what the judge did (see the README).
+/// library cannot read what the judge did (see COMPATIBILITY.md).
 fn compare(ours: bool, rejected: bool, foreign_policy: bool, split: bool, custom: bool) -> Outcome {
     match (ours != rejected, ours) {
         (true, _) => Outcome::Agree,
@@ -172,7 +172,7 @@ const ALL_WRITERS: [&str; 9] = [
 const FAMILY_WRITERS: [&str; 6] =
     ["forst-0.1.8", "frocksdb-6.20.3", "frocksdb-8.10.0", "pebble-1.1.5", "pebble-2.1.7", "speedb-2.8.0"];
 
-/// Where each family writer comes from, for the README's table.
+/// Where each family writer comes from, for COMPATIBILITY.md's table.
 fn family_source(writer: &str) -> &'static str {
     match writer.split('-').next().unwrap_or("") {
         "frocksdb" => "FRocksDB `com.ververica:frocksdbjni` (Flink's RocksDB)",
@@ -183,7 +183,7 @@ fn family_source(writer: &str) -> &'static str {
     }
 }
 
-/// The README's family table, from this run.
+/// COMPATIBILITY.md's family table, from this run.
 fn family_table(tallies: &BTreeMap<String, Tally>) -> String {
     let mut o = String::new();
     o.push_str("| writer | from | RocksDB inside | files | format_version | filters | checksums | keys (all may match) | absent keys: the writer's own filter rejected / same answer | absent keys: RocksDB 7.8.3's filter rejected / same answer | notes |\n");
@@ -262,7 +262,7 @@ fn ranges(v: &std::collections::BTreeSet<u32>) -> String {
     out.join(", ")
 }
 
-/// The README's compatibility table, from this run.
+/// COMPATIBILITY.md's version-matrix table, from this run.
 fn table(tallies: &BTreeMap<String, Tally>) -> String {
     let mut rows: Vec<(&String, &Tally)> = tallies.iter().collect();
     // By RocksDB version, then writer.
@@ -329,7 +329,7 @@ fn every_family_file_answers_as_rocksdb_does() {
 }
 
 /// Checks every file under `dir`; when every writer of `all_writers` is
-/// there, the README's table between `<!-- {marker}:begin -->` and
+/// there, COMPATIBILITY.md's table between `<!-- {marker}:begin -->` and
 /// `<!-- {marker}:end -->` must be `render`'s.
 fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<String, Tally>) -> String) {
     let mut writers: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -701,7 +701,7 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
                             );
                         } else if !found || rejected {
                             // The judge itself misses a written key (Pebble's
-                            // Split filters under RocksDB: the README says why).
+                            // Split filters under RocksDB: COMPATIBILITY.md says why).
                             v.missed += 1;
                             v.missed_ours_may_match += ours as usize;
                         }
@@ -813,26 +813,26 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
             t.own.rejected, t.own.absent, t.own.agree, t.unknown_policy
         );
     }
-    // The README's compatibility table is this run's: written next to the
-    // files, and compared with the README's when the run is complete.
+    // COMPATIBILITY.md's table is this run's: written next to the files,
+    // and compared with COMPATIBILITY.md's when the run is complete.
     let t = render(&tallies);
     std::fs::write(dir.join("compatibility.md"), &t).unwrap();
     println!("{t}");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     let complete = all_writers.iter().all(|w| tallies.contains_key(*w));
     if complete {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/COMPATIBILITY.md")).unwrap();
         let (b, e) = (format!("<!-- {marker}:begin -->\n"), format!("<!-- {marker}:end -->"));
-        let start = readme.find(&b).unwrap_or_else(|| panic!("README.md has a {b} marker")) + b.len();
-        let end = readme[start..].find(&e).unwrap_or_else(|| panic!("README.md has a {e} marker")) + start;
+        let start = doc.find(&b).unwrap_or_else(|| panic!("COMPATIBILITY.md has a {b} marker")) + b.len();
+        let end = doc[start..].find(&e).unwrap_or_else(|| panic!("COMPATIBILITY.md has a {e} marker")) + start;
         assert_eq!(
-            &readme[start..end],
+            &doc[start..end],
             t,
-            "README.md's {marker} table is not this run's: replace the lines between the {marker} markers with {}",
+            "COMPATIBILITY.md's {marker} table is not this run's: replace the lines between the {marker} markers with {}",
             dir.join("compatibility.md").display()
         );
-        println!("README.md's {marker} table matches this run");
+        println!("COMPATIBILITY.md's {marker} table matches this run");
     } else {
-        println!("partial run ({} of {} writers): README.md's table not compared", tallies.len(), all_writers.len());
+        println!("partial run ({} of {} writers): COMPATIBILITY.md's table not compared", tallies.len(), all_writers.len());
     }
 }

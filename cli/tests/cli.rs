@@ -168,17 +168,17 @@ fn query_reads_keys_from_a_file() {
     assert!(ok && stdout == "6170706c65\tmay match\n", "{stdout}");
 }
 
-/// The README's `rocksfilter size` example (cli/tests/size-example.txt: the
-/// command on its first line after "$ ", then its output) is what the
+/// The `rocksfilter size` example BENCHMARKS.md shows (cli/tests/size-example.txt:
+/// the command on its first line after "$ ", then its output) is what the
 /// command prints, and its --json form has the same rows.
 #[test]
-fn size_prints_the_readme_example() {
+fn size_prints_the_documented_example() {
     let example = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/size-example.txt")).unwrap();
     let (command, expected) = example.split_once('\n').unwrap();
     let args: Vec<&str> = command.strip_prefix("$ rocksfilter ").expect("$ rocksfilter ...").split(' ').collect();
     let (ok, stdout, stderr) = rf(&args);
     assert!(ok, "{stderr}");
-    assert_eq!(stdout, expected, "README example out of date: run `rocksfilter {}`", args.join(" "));
+    assert_eq!(stdout, expected, "cli/tests/size-example.txt (BENCHMARKS.md) out of date: run `rocksfilter {}`", args.join(" "));
 
     let mut json_args = args.clone();
     json_args.push("--json");
