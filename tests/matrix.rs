@@ -833,6 +833,10 @@ fn check(dir: &Path, all_writers: &[&str], marker: &str, render: fn(&BTreeMap<St
         );
         println!("COMPATIBILITY.md's {marker} table matches this run");
     } else {
-        println!("partial run ({} of {} writers): COMPATIBILITY.md's table not compared", tallies.len(), all_writers.len());
+        println!(
+            "partial run ({} of {} writers): COMPATIBILITY.md's table not compared",
+            tallies.len(),
+            all_writers.len()
+        );
     }
 }

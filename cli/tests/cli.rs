@@ -178,7 +178,12 @@ fn size_prints_the_documented_example() {
     let args: Vec<&str> = command.strip_prefix("$ rocksfilter ").expect("$ rocksfilter ...").split(' ').collect();
     let (ok, stdout, stderr) = rf(&args);
     assert!(ok, "{stderr}");
-    assert_eq!(stdout, expected, "cli/tests/size-example.txt (BENCHMARKS.md) out of date: run `rocksfilter {}`", args.join(" "));
+    assert_eq!(
+        stdout,
+        expected,
+        "cli/tests/size-example.txt (BENCHMARKS.md) out of date: run `rocksfilter {}`",
+        args.join(" ")
+    );
 
     let mut json_args = args.clone();
     json_args.push("--json");

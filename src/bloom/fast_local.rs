@@ -726,7 +726,7 @@ pub(crate) struct Lines<'d> {
 /// call. Gathering them on the stack for each call cost about 11
 /// instructions per key on `bench/sst`'s 455 partitions and 1,024-key
 /// batches, and a batch smaller than the partition count read each key's
-/// from its `Filter` (8 more in the kernel); BENCHMARKS.md, stop 44. At 16
+/// from its `Filter` (8 more in the kernel; callgrind). At 16
 /// bytes a handle stays within `tests/handles.rs`'s 256 bytes per
 /// partition beyond its filter.
 #[derive(Clone, Copy, Debug)]
@@ -778,7 +778,7 @@ impl LinesAt {
     /// lines. A partitioned filter's single query takes this rather than
     /// the partition's 104-byte `Filter` and its query's indirect call:
     /// for `bench/sst`'s 455 partitions, 7 KiB of table against 46 KiB of
-    /// `Filter` values that queries touch (BENCHMARKS.md, stop 44).
+    /// `Filter` values that queries touch.
     ///
     /// # Safety
     ///
@@ -834,7 +834,7 @@ impl Lines<'_> {
 /// (`optimize_filters_for_memory`), so that in a 1M-key file RocksDB 11.12
 /// wrote (`bench/sst`) 454 partitions have 6 probes and one has 7.
 /// Counted with callgrind (`benches/partitioned.rs`, 304 partitions,
-/// Bloom, random order): see BENCHMARKS.md, stops 41 and 42.
+/// Bloom, random order).
 ///
 /// `SAME`: every partition's lanes are `same` (one probe count), which
 /// the kernel then keeps in a register rather than loading each key's
@@ -849,7 +849,7 @@ impl Lines<'_> {
 /// batch (`LOOKUP_BATCH` in `sst::separators`), whose per-call work (setup,
 /// clearing the arrays) 64 keys share better than 32 (`bench/sst`'s files,
 /// keys of runtime length: Bloom batch 18.2-18.7 -> 17.6-17.8 ns per key,
-/// Ribbon 27.2-28.6 -> 26.8-27.1; BENCHMARKS.md, stop 44).
+/// Ribbon 27.2-28.6 -> 26.8-27.1).
 ///
 /// Safety: the CPU supports AVX2.
 #[cfg(target_arch = "x86_64")]

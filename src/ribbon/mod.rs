@@ -229,8 +229,8 @@ impl RibbonPrepared {
     /// segments at 10 bits/key: 224 bytes; the hardware prefetcher follows
     /// the lines in between). RocksDB's `PrefetchSegmentRange` issues every
     /// line: 4-5 per key x 32 keys overflow the core's miss queue and
-    /// measured slower (15.9 -> 23.8 ns per key at 1M keys; BENCHMARKS.md,
-    /// stop 46). Every batch that prepares Ribbon keys ahead of their
+    /// measured slower (15.9 -> 23.8 ns per key at 1M keys, `bench/compare`).
+    /// Every batch that prepares Ribbon keys ahead of their
     /// queries (the full filter's, the routed one over partitions, and
     /// `Filter::prepare_probe`) prefetches through here.
     #[inline(always)]

@@ -61,7 +61,7 @@ pub(super) struct Separators {
 /// compare, measured slower on an Intel Xeon: 14.2-16.0 ns against
 /// 12.9-14.1 for a batch, 20.6-23.1 against 18.2-19.4 for single queries
 /// (three dependent levels against one step of independent loads;
-/// BENCHMARKS.md, stop 40).
+/// `bench/sst`).
 ///
 /// The bucket function ranks each of the head's first bytes among the
 /// values the separators have at that byte ([`Digits`]), so text keys
@@ -327,7 +327,7 @@ impl Heads {
     /// padded to a fixed width: 13 at 1M keys) take `head`, which reads
     /// them with [`Heads::head_mid`]: `bench/sst`'s single query on such
     /// keys, 249.7 instructions per key through `Lookup::single`, 219.4
-    /// through `head` at stop 42, 213.4 with `head_mid`.
+    /// through `head` before it took `head_mid`, 213.4 with it.
     #[inline(always)]
     fn head_quick(&self, key: &[u8]) -> Option<Option<u64>> {
         let l = self.common.len();
@@ -599,7 +599,7 @@ impl Lookup<'_> {
     /// separator is its filter and the last gather, of `which`, becomes a
     /// blend: one dependent step fewer per group of eight. `bench/sst`,
     /// RocksDB 11.12's 1M-key files, random order, alternate runs on an
-    /// AMD EPYC with AVX-512 (BENCHMARKS.md, stop 52): the partitioned
+    /// AMD EPYC with AVX-512: the partitioned
     /// Bloom batch 11.0-12.0 -> 10.5-11.1 ns per key (four runs each),
     /// Ribbon 21.4-22.1 -> 19.6-21.0 (five).
     ///
@@ -1033,7 +1033,7 @@ pub(super) const PENDING: usize = usize::MAX - 1;
 /// of the partitioned Bloom kernel): 64 rather than 32 shares each call's
 /// setup over twice the keys (`bench/sst`'s files, keys of runtime length:
 /// partitioned Bloom batch 18.2-18.7 -> 17.6-17.8 ns per key, Ribbon
-/// 27.2-28.6 -> 26.8-27.1; BENCHMARKS.md, stop 44). At most 64: a `u64`
+/// 27.2-28.6 -> 26.8-27.1). At most 64: a `u64`
 /// holds a bit per key.
 #[cfg(any(test, target_arch = "x86_64"))]
 pub(super) const LOOKUP_BATCH: usize = 64;
@@ -1219,7 +1219,7 @@ impl Separators {
     /// Counted with callgrind (`benches/partitioned.rs`, Bloom single
     /// query, 304 partitions): `Partitions::may_match` went from 118.7
     /// instructions per key (through `lookup` and `Lookup::single`, six
-    /// saved registers) to 98.6 (two; BENCHMARKS.md, stop 41).
+    /// saved registers) to 98.6 (two).
     #[inline(always)]
     pub(super) fn quick(&self, key: &[u8]) -> Option<usize> {
         let h = self.heads.get()?;
