@@ -50,8 +50,8 @@ use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::files::FilePool;
 use crate::filter::Filter;
-use crate::sst::ondemand::FilePool;
 
 /// Reader count in a slot's state word (the low 32 bits).
 const COUNT: u64 = 0xFFFF_FFFF;

@@ -30,6 +30,7 @@ mod error;
 /// symbols are exported from the cdylib and staticlib; Rust code never
 /// needs the module (see [`internal_ffi`] for this crate's own tests).
 mod ffi;
+mod files;
 /// The C ABI's functions, for this crate's own tests and fuzz targets that
 /// call them from Rust (the `internal-ffi` feature). Not an API.
 /// (A second `mod ffi` declaration under `cfg` would make cbindgen, which

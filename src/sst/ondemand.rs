@@ -12,15 +12,15 @@
 //! "may match" (`bad_blocks`), as RocksDB answers for a partition it cannot
 //! read.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::format::{block_end, verify_block, BlockHandle, Footer, BLOCK_TRAILER_LEN};
 use super::source::Source;
 use crate::cache::{Count, FilterCache, Held, Slot};
+use crate::files::FilePool;
 use crate::filter::{Bytes, Filter};
 
 /// The source a handle with a cache keeps, to read blocks after open.
@@ -75,82 +75,6 @@ impl Kept {
                 Source::read_exact_at(&**f, offset, buf).map_err(|e| format!("{}: {e}", path.display()))
             }
         }
-    }
-}
-
-/// The files that handles opened by path with a cache keep open between
-/// queries: at most `max` for all of the cache's handles, the least
-/// recently used closed first (RocksDB's table cache with
-/// `max_open_files` plays this part). Reopening costs an `open` and an
-/// `fstat` (about 4 us here, against 1 us for the 4 KiB read itself); 0
-/// keeps none (every query that misses opens its file). A file in use by a
-/// query when it is closed here stays open until that query ends, so at
-/// most `max` plus one per querying thread are open.
-pub(crate) struct FilePool {
-    max: usize,
-    inner: Mutex<PoolInner>,
-}
-
-#[derive(Default)]
-struct PoolInner {
-    /// Handle id -> its file and when it was last used.
-    files: HashMap<u64, (Arc<File>, u64)>,
-    tick: u64,
-}
-
-impl FilePool {
-    pub(crate) fn new(max: usize) -> FilePool {
-        FilePool { max, inner: Mutex::new(PoolInner::default()) }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, PoolInner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Handle `id`'s file: the pool's, or `open`ed (outside the lock) and kept.
-    fn get(&self, id: u64, open: impl FnOnce() -> Result<File, String>) -> Result<Arc<File>, String> {
-        if self.max == 0 {
-            return open().map(Arc::new);
-        }
-        if let Some(f) = self.touch(&mut self.lock(), id) {
-            return Ok(f);
-        }
-        let f = Arc::new(open()?);
-        let mut g = self.lock();
-        // Opened by another query of the same handle meanwhile: use that one.
-        if let Some(kept) = self.touch(&mut g, id) {
-            return Ok(kept);
-        }
-        if g.files.len() >= self.max {
-            if let Some(&oldest) = g.files.iter().min_by_key(|(_, (_, t))| *t).map(|(k, _)| k) {
-                g.files.remove(&oldest);
-            }
-        }
-        g.tick += 1;
-        let t = g.tick;
-        g.files.insert(id, (f.clone(), t));
-        Ok(f)
-    }
-
-    fn touch(&self, g: &mut PoolInner, id: u64) -> Option<Arc<File>> {
-        g.tick += 1;
-        let t = g.tick;
-        g.files.get_mut(&id).map(|(f, last)| {
-            *last = t;
-            f.clone()
-        })
-    }
-
-    /// Closes handle `id`'s file (the handle is gone).
-    pub(crate) fn forget(&self, id: u64) {
-        if self.max > 0 {
-            self.lock().files.remove(&id);
-        }
-    }
-
-    /// Files open now.
-    pub(crate) fn open_files(&self) -> usize {
-        self.lock().files.len()
     }
 }
 
