@@ -359,7 +359,7 @@ fn files_truncated_replaced_rewritten_or_deleted_under_cached_handles() {
                     let mut garbled = file.clone();
                     garbled[..file.len() - 200].iter_mut().for_each(|b| *b = !*b);
                     std::fs::write(&other, &garbled).unwrap();
-                    if refused_by_windows(std::fs::rename(&other, &path), &what) {
+                    if refused_by_windows(std::fs::rename(&other, &path), what) {
                         continue;
                     }
                 }
@@ -370,7 +370,7 @@ fn files_truncated_replaced_rewritten_or_deleted_under_cached_handles() {
                     std::fs::write(&path, &garbled).unwrap();
                 }
                 _ => {
-                    if refused_by_windows(std::fs::remove_file(&path), &what) {
+                    if refused_by_windows(std::fs::remove_file(&path), what) {
                         continue;
                     }
                 }
