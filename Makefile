@@ -170,6 +170,7 @@ family-test: build
 # itself needs nightly). About 5 minutes on 2 cores from scratch.
 LINT_TARGETS = aarch64-unknown-linux-gnu s390x-unknown-linux-gnu x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-unknown-linux-musl
 lint:
+	@command -v rustup >/dev/null && rustup target add $(LINT_TARGETS) >/dev/null 2>&1 || true
 	scripts/check-layers.py
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
