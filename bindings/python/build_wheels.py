@@ -213,13 +213,15 @@ def metadata(version: str, project: dict) -> str:
 
 
 def package_files() -> List[Tuple[str, bytes]]:
-    """(path in the wheel, bytes) of the Python package, without natives or caches."""
+    """(path in the wheel, bytes) of the Python package: its .py files and
+    py.typed, nothing else (no natives, caches or hidden files)."""
     out = []
     for p in sorted(PACKAGE.rglob("*")):
         rel = p.relative_to(PACKAGE)
-        if p.is_dir() or "__pycache__" in rel.parts or rel.parts[0] == "_native" or p.suffix in (".pyc", ".so", ".dylib", ".dll"):
+        if not p.is_file() or any(part.startswith((".", "__pycache__")) or part == "_native" for part in rel.parts):
             continue
-        out.append(("rocksfilter/" + rel.as_posix(), p.read_bytes()))
+        if p.suffix == ".py" or p.name == "py.typed":
+            out.append(("rocksfilter/" + rel.as_posix(), p.read_bytes()))
     if not any(name == "rocksfilter/py.typed" for name, _ in out):
         die("src/rocksfilter/py.typed is missing")
     return out

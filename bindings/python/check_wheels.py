@@ -6,7 +6,8 @@ native library it carries, as auditwheel would, with the LLVM tools and
     bindings/python/check_wheels.py DIST [--require-all]
 
 For every DIST/*.whl:
-  - the archive: RECORD lists every other file with its sha256 and size;
+  - the archive: only the package's .py files, py.typed, the native and the
+    dist-info; RECORD lists every other file with its sha256 and size;
     WHEEL says Root-Is-Purelib: false and lists exactly the file name's tags;
     METADATA names rocksfilter at Cargo.toml's version;
   - one native, rocksfilter/_native/<libfile>, the libfile of the tag's OS,
@@ -120,6 +121,10 @@ class Wheel:
             names = z.namelist()
             data = {n: z.read(n) for n in names}
         self.check_archive(names, data)
+        stray = [n for n in names if not re.fullmatch(
+            r"rocksfilter/(\w+\.py|py\.typed|_native/[\w.]+)|rocksfilter-[^/]+\.dist-info/(LICENSE|METADATA|WHEEL|RECORD|top_level\.txt)", n)]
+        if stray:
+            self.bad("files that are no part of the package: %s" % ", ".join(stray[:5]))
         natives = [n for n in names if n.startswith("rocksfilter/_native/")]
         if len(natives) != 1:
             self.bad("expected one native under rocksfilter/_native/, found %s" % natives)

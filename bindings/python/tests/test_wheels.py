@@ -121,6 +121,8 @@ def test_checker_catches_a_tampered_record(natives, tmp_path):
             if info.filename == "rocksfilter/_errors.py":
                 data += b"\n# changed\n"
             zout.writestr(info, data)
+        zout.writestr("rocksfilter/.mypy_cache/cache.db", b"")
     whl.write_bytes(out.getvalue())
     r = run("check_wheels.py", tmp_path / "a")
     assert r.returncode != 0 and "rocksfilter/_errors.py: RECORD says" in r.stdout, r.stdout
+    assert "no part of the package: rocksfilter/.mypy_cache/cache.db" in r.stdout, r.stdout
