@@ -69,7 +69,17 @@ for p in $wanted; do
       # library that a musl JVM or program loads).
       env_var="CARGO_TARGET_$(echo "$base" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
       case $base in *-musl) export "$env_var=-C target-feature=-crt-static" ;; esac
-      cargo zigbuild --profile dist --locked -q -p rocksfilter --lib --target "$target"
+      # The oldest macOS each dylib is for: rustc's own minimums. Without
+      # them zig stamps its default, macOS 15.0, into LC_BUILD_VERSION: the
+      # dylibs would claim to need macOS 15, and the Python wheels, tagged
+      # from that claim, would install on macOS 15 and later only.
+      case $base in
+        x86_64-apple-darwin) macos_min=10.12 ;;
+        aarch64-apple-darwin) macos_min=11.0 ;;
+        *) macos_min= ;;
+      esac
+      env ${macos_min:+MACOSX_DEPLOYMENT_TARGET=$macos_min} \
+        cargo zigbuild --profile dist --locked -q -p rocksfilter --lib --target "$target"
       ;;
     mingw)
       CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
