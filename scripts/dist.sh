@@ -12,9 +12,12 @@
 #   go/   the self-contained Go module (bindings/go/make-module.sh) with the
 #       static library of every platform cgo links: linux_amd64,
 #       linux_arm64, darwin_amd64, darwin_arm64, windows_amd64
+#   python/   a Python wheel per platform, rocksfilter-VERSION-py3-none-TAG.whl
+#       (bindings/python/build_wheels.py), the platform's native inside
 #   SHA256SUMS, and natives.txt (the size of every native)
 # then checks them (scripts/dist-check.sh): machine and format of every
-# file, the GLIBC_2.17 floor, the same exported symbols everywhere.
+# file, the GLIBC_2.17 floor, the same exported symbols everywhere, every
+# wheel's tag against its native (bindings/python/check_wheels.py).
 #
 # Toolchains (scripts/prereqs.sh --dist installs them): cargo-zigbuild with
 # the ziglang package (PyPI) links the Linux and macOS builds, the glibc
@@ -148,6 +151,12 @@ if [ $have_all = 1 ]; then
 else
   echo "== not every platform built: no jar, no Go module"
 fi
+
+# The Python wheels: one per platform built, its native inside
+# (bindings/python/build_wheels.py; --require-all when every platform was).
+echo "== the Python wheels ($((SECONDS - start))s)"
+python3 bindings/python/build_wheels.py "$stage" "$dist/python" $([ $have_all = 1 ] && echo --require-all) \
+  $(for p in $wanted; do echo --platform "$p"; done)
 
 # Sizes of what ships, then the checksums.
 (cd "$stage" && for p in $wanted; do

@@ -15,6 +15,11 @@
 # and gcc). Needs python3 (3.8+; 3.11+ to build wheels) with venv and pip,
 # PyPI for pytest, numpy and rocksdict, llvm and file for check_wheels.py.
 set -euo pipefail
+dist=${1:-}
+if [ -n "$dist" ]; then
+  dist=$(cd "$dist" && pwd) || { echo "run-tests.sh: no directory $1" >&2; exit 1; }
+fi
+fixtures=${ROCKSFILTER_SST_FIXTURES:+$(realpath -m "$ROCKSFILTER_SST_FIXTURES")}
 cd "$(dirname "$0")"
 here=$(pwd)
 root=$(cd ../.. && pwd)
@@ -22,7 +27,6 @@ python=${PYTHON:-python3}
 work=$root/target/python
 mkdir -p "$work"
 
-dist=${1:-}
 if [ -z "$dist" ]; then
   lib=$root/target/release/librocksfilter.so
   if [ ! -f "$lib" ] || [ "$root/include/rocksfilter.h" -nt "$lib" ]; then
@@ -38,13 +42,12 @@ if [ -z "$dist" ]; then
   echo "== build_wheels.py: the linux-x86_64 wheel from target/release"
   "$python" build_wheels.py "$natives" "$dist" --platform linux-x86_64
 fi
-dist=$(cd "$dist" && pwd)
 echo "== check_wheels.py $dist"
 "$python" check_wheels.py "$dist"
 wheel=$(ls "$dist"/rocksfilter-*-py3-none-manylinux_*x86_64*.whl 2>/dev/null | head -n 1 || true)
 [ -n "$wheel" ] || { echo "run-tests.sh: no linux-x86_64 wheel in $dist" >&2; exit 1; }
 
-fixtures=${ROCKSFILTER_SST_FIXTURES:-$root/target/sst-fixtures}
+fixtures=${fixtures:-$root/target/sst-fixtures}
 if [ ! -f "$fixtures/manifest.jsonl" ]; then
   echo "== sst_fixtures/generate.sh $fixtures"
   "$root/sst_fixtures/generate.sh" "$fixtures"
