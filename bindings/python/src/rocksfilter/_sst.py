@@ -183,7 +183,10 @@ def _read_at(ctx: Optional[int], offset: int, dst: Optional[int], length: int) -
 
 
 def _release(ctx: Optional[int]) -> None:
-    _readers.pop(ctx or 0, None)
+    try:
+        _readers.pop(ctx or 0, None)
+    except Exception:  # interpreter shutdown: the module may be gone
+        pass
 
 
 # The C function pointers, made once: the library calls them with ctx.
