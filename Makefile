@@ -61,7 +61,7 @@ INSTALLED_FILES = $(if $(filter 1,$(INSTALL_CLI)),$(BINDIR)/rocksfilter) \
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module package-test
 .PHONY: dist cross-test lint
-.PHONY: header build test test-all readme-test prereqs go-test java-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background family-test demo clean
+.PHONY: header build test test-all readme-test prereqs go-test java-test python-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background family-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
 SST_FIXTURES ?= $(CURDIR)/target/sst-fixtures
@@ -186,17 +186,17 @@ lint:
 # from a fresh clone): every suite that needs no source build of RocksDB and
 # no large download. Checks (and, as root, installs) what it needs first.
 TEST_SUITES = header-check rust-test package-test c-test sst-test example-test cpp-test readme-test
-test: prereqs $(TEST_SUITES) go-test java-test
+test: prereqs $(TEST_SUITES) go-test java-test python-test
 
 # make test plus the slow suites: the version matrix, with RocksJava's jars
 # (about 440 MB, downloaded once) and RocksDB 11.12 built from source (about
 # 20 minutes the first time, in the background while the other suites run).
 # matrix-java runs before the Go and Java suites, which then also check its
 # block-based files. .ci/run runs this.
-test-all: prereqs rocksdb11-background $(TEST_SUITES) matrix-java go-test java-test matrix-test family-test
+test-all: prereqs rocksdb11-background $(TEST_SUITES) matrix-java go-test java-test python-test matrix-test family-test
 
 prereqs:
-	scripts/prereqs.sh --go --java
+	scripts/prereqs.sh --go --java --python
 
 # Both suites also check block-based files of the version matrix when
 # `make matrix-java` has written them (make test-all does, first).
@@ -207,6 +207,13 @@ go-test: build
 
 java-test: build
 	ROCKSFILTER_MATRIX=$(MATRIX_FOR_BINDINGS) bindings/java/run-tests.sh
+
+# The Python binding as a user installs it: the wheel of this host's build
+# (bindings/python/build_wheels.py, checked by check_wheels.py) in a fresh
+# venv with pytest, numpy and rocksdict, then its suite (RocksDB's golden
+# blocks, the SST fixtures, read_at over HTTP, NumPy batches).
+python-test: build $(SST_FIXTURES)/manifest.jsonl
+	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) bindings/python/run-tests.sh
 
 # Installs the shared library (versioned SONAME), the static library, the C
 # and C++ headers, the CLI, pkg-config files (rocksfilter, rocksfilter-static)

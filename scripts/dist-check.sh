@@ -13,7 +13,9 @@
 #     static library defines every function of the header;
 #   - the jar holds every platform's native, byte for byte the archive's,
 #     and native/platforms.txt names exactly them; the Go module holds a
-#     static library per GOOS_GOARCH.
+#     static library per GOOS_GOARCH;
+#   - each Python wheel's tag fits its native, as auditwheel would check
+#     (bindings/python/check_wheels.py).
 # Prints one line per platform with the sizes; exits 1 on the first class
 # of failure after listing every failing check.
 set -euo pipefail
@@ -153,6 +155,11 @@ if [ -d "$dist/go" ]; then
     [ -f "$dist/go/lib/$gp/librocksfilter.a" ] || bad "Go module: lib/$gp/librocksfilter.a missing"
   done
   echo "Go module: $(sed -n 's/^module //p' "$dist/go/go.mod") with $(ls "$dist/go/lib" | tr '\n' ' ')"
+fi
+
+if [ -d "$dist/python" ]; then
+  python3 bindings/python/check_wheels.py "$dist/python" \
+    $([ "$wanted" = "$all" ] && echo --require-all) || bad "Python wheels: check_wheels.py failed (above)"
 fi
 
 [ "$failures" = 0 ] || { echo "dist-check: $failures checks failed"; exit 1; }

@@ -12,9 +12,12 @@
 #   go/   the self-contained Go module (bindings/go/make-module.sh) with the
 #       static library of every platform cgo links: linux_amd64,
 #       linux_arm64, darwin_amd64, darwin_arm64, windows_amd64
+#   python/   a Python wheel per platform, rocksfilter-VERSION-py3-none-TAG.whl
+#       (bindings/python/build_wheels.py), the platform's native inside
 #   SHA256SUMS, and natives.txt (the size of every native)
 # then checks them (scripts/dist-check.sh): machine and format of every
-# file, the GLIBC_2.17 floor, the same exported symbols everywhere.
+# file, the GLIBC_2.17 floor, the same exported symbols everywhere, every
+# wheel's tag against its native (bindings/python/check_wheels.py).
 #
 # Toolchains (scripts/prereqs.sh --dist installs them): cargo-zigbuild with
 # the ziglang package (PyPI) links the Linux and macOS builds, the glibc
@@ -69,7 +72,17 @@ for p in $wanted; do
       # library that a musl JVM or program loads).
       env_var="CARGO_TARGET_$(echo "$base" | tr 'a-z-' 'A-Z_')_RUSTFLAGS"
       case $base in *-musl) export "$env_var=-C target-feature=-crt-static" ;; esac
-      cargo zigbuild --profile dist --locked -q -p rocksfilter --lib --target "$target"
+      # The oldest macOS each dylib is for: rustc's own minimums. Without
+      # them zig stamps its default, macOS 15.0, into LC_BUILD_VERSION: the
+      # dylibs would claim to need macOS 15, and the Python wheels, tagged
+      # from that claim, would install on macOS 15 and later only.
+      case $base in
+        x86_64-apple-darwin) macos_min=10.12 ;;
+        aarch64-apple-darwin) macos_min=11.0 ;;
+        *) macos_min= ;;
+      esac
+      env ${macos_min:+MACOSX_DEPLOYMENT_TARGET=$macos_min} \
+        cargo zigbuild --profile dist --locked -q -p rocksfilter --lib --target "$target"
       ;;
     mingw)
       CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
@@ -138,6 +151,12 @@ if [ $have_all = 1 ]; then
 else
   echo "== not every platform built: no jar, no Go module"
 fi
+
+# The Python wheels: one per platform built, its native inside
+# (bindings/python/build_wheels.py; --require-all when every platform was).
+echo "== the Python wheels ($((SECONDS - start))s)"
+python3 bindings/python/build_wheels.py "$stage" "$dist/python" $([ $have_all = 1 ] && echo --require-all) \
+  $(for p in $wanted; do echo --platform "$p"; done)
 
 # Sizes of what ships, then the checksums.
 (cd "$stage" && for p in $wanted; do

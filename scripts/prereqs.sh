@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/prereqs.sh [--go] [--java]
+# scripts/prereqs.sh [--go] [--java] [--python] [--dist] [--cross]
 #
 # Checks everything `make test` needs before anything is built, so a fresh
 # machine fails in the first second with what to do, not minutes in.
@@ -11,6 +11,9 @@
 #   --go     also check the Go binding's needs (go 1.21+)
 #   --java   also check the Java binding's (JDK 22+, Maven, JDK 17 for the
 #            "needs JDK 22" check)
+#   --python also the Python binding's (python3 3.11+ with venv, for
+#            run-tests.sh and build_wheels.py; llvm's binutils and file
+#            for check_wheels.py)
 #   --dist   also what `make dist` builds with: the Rust targets of every
 #            platform (rustup), cargo-zigbuild and ziglang (PyPI, pinned
 #            below), mingw-w64, llvm's binutils (strip, nm, objdump for
@@ -28,12 +31,14 @@ DIST_TARGETS="x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu s390x-unknown-l
 
 want_go=0
 want_java=0
+want_python=0
 want_dist=0
 want_cross=0
 for a in "$@"; do
   case "$a" in
     --go) want_go=1 ;;
     --java) want_java=1 ;;
+    --python) want_python=1 ;;
     --dist) want_dist=1 ;;
     --cross) want_cross=1 ;;
     *) echo "prereqs.sh: unknown argument $a" >&2; exit 2 ;;
@@ -56,7 +61,8 @@ have python3 || need_pkg python3
 # sst_fixtures/generate.sh makes a virtualenv for rocksdict when needed.
 # (Debian's python3 imports `venv` but cannot make one without python3-venv:
 # try it.)
-if have python3 && ! python3 -c 'import rocksdict' >/dev/null 2>&1; then
+# bindings/python/run-tests.sh always makes one.
+if have python3 && { [ $want_python = 1 ] || ! python3 -c 'import rocksdict' >/dev/null 2>&1; }; then
   venv_probe=$(mktemp -d)
   python3 -m venv "$venv_probe/v" >/dev/null 2>&1 || need_pkg python3-venv
   rm -rf "$venv_probe"
@@ -68,6 +74,10 @@ if [ ! -f /usr/include/rocksdb/c.h ] || [ $rocksdb_lib = 0 ]; then
   need_pkg librocksdb-dev
 fi
 
+if [ $want_python = 1 ] || [ $want_dist = 1 ] || [ $want_cross = 1 ]; then
+  have llvm-objcopy && have llvm-nm && have llvm-objdump && have llvm-readelf || need_pkg llvm
+  have file || need_pkg file
+fi
 if [ $want_dist = 1 ] || [ $want_cross = 1 ]; then
   have x86_64-w64-mingw32-gcc || need_pkg gcc-mingw-w64-x86-64
   have llvm-objcopy && have llvm-nm && have llvm-objdump && have llvm-readelf || need_pkg llvm
@@ -87,6 +97,9 @@ fi
 
 # --- toolchains no Debian package here provides in the version needed
 have cargo || problems+=("cargo (Rust) not found: install Rust (rustup)")
+if { [ $want_python = 1 ] || [ $want_dist = 1 ]; } && have python3 && ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  problems+=("python3 is $(python3 --version 2>&1): bindings/python/build_wheels.py needs 3.11+ (tomllib)")
+fi
 if [ $want_go = 1 ]; then
   if ! have go; then
     problems+=("go not found: install Go 1.21 or later")
