@@ -54,7 +54,7 @@ func TestCacheMethods(t *testing.T) {
 // cache as ErrClosed too. Every ReaderAt open releases its handle once,
 // failed or not.
 func TestSSTOptionsMisuse(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "garbage.sst")
+	path := filepath.Join(tempDir(t), "garbage.sst")
 	garbage := bytes.Repeat([]byte{0xab}, 4096)
 	if err := os.WriteFile(path, garbage, 0o644); err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestSSTOptionsMisuse(t *testing.T) {
 	// The options are checked before the file: a missing one is refused
 	// for the options, and opened with good options is an ErrIO error
 	// wrapping the fs.PathError, as OpenSST's.
-	missing := filepath.Join(t.TempDir(), "missing.sst")
+	missing := filepath.Join(tempDir(t), "missing.sst")
 	_, err = rocksfilter.OpenSSTWithOptions(missing, rocksfilter.SSTOptions{CacheFullFilters: true})
 	wantStatus(t, "missing file, bad options", err, rocksfilter.StatusInvalidArgument, rocksfilter.ErrInvalidArgument)
 	_, err = rocksfilter.OpenSSTWithOptions(missing, rocksfilter.SSTOptions{Cache: cache})

@@ -2,6 +2,9 @@ package rocksfilter_test
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"strings"
 	"testing"
 
 	rocksfilter "github.com/rocksfilter/rocksfilter/bindings/go"
@@ -15,6 +18,28 @@ var wantKind = map[rocksfilter.Policy]rocksfilter.Kind{
 	rocksfilter.Bloom:       rocksfilter.KindFastLocalBloom,
 	rocksfilter.Ribbon:      rocksfilter.KindStandard128Ribbon,
 	rocksfilter.LegacyBloom: rocksfilter.KindLegacyBloom,
+}
+
+// tempDir is t.TempDir, except that on Windows a failure to remove the
+// directory afterwards is logged rather than failed: under wine (make
+// cross-test's Windows run) Go's os.RemoveAll gets "Invalid function" from
+// the file system for files long closed. Elsewhere it fails the test.
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", strings.ReplaceAll(t.Name(), "/", "_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			if runtime.GOOS == "windows" {
+				t.Logf("removing %s: %v", dir, err)
+			} else {
+				t.Errorf("removing %s: %v", dir, err)
+			}
+		}
+	})
+	return dir
 }
 
 // makeKeys returns n distinct keys "<prefix>%08d", strictly increasing.

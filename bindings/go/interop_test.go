@@ -21,7 +21,7 @@ import (
 
 func writeSST(t *testing.T, name string, opts rocksdbtest.Options, keys [][]byte) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name+".sst")
+	path := filepath.Join(tempDir(t), name+".sst")
 	if err := rocksdbtest.WriteSST(path, opts, keys); err != nil {
 		t.Fatalf("WriteSST %s: %v", name, err)
 	}

@@ -520,7 +520,7 @@ func TestStrings(t *testing.T) {
 }
 
 func TestSSTOpenErrors(t *testing.T) {
-	_, err := rocksfilter.OpenSST(t.TempDir() + "/missing.sst")
+	_, err := rocksfilter.OpenSST(tempDir(t) + "/missing.sst")
 	wantStatus(t, "missing file", err, rocksfilter.StatusIOError, rocksfilter.ErrIO)
 	_, err = rocksfilter.OpenSST("bad\x00path")
 	wantStatus(t, "NUL in path", err, rocksfilter.StatusInvalidArgument, rocksfilter.ErrInvalidArgument)
@@ -599,7 +599,7 @@ func TestMayMatchBatchInto(t *testing.T) {
 // *Error (ErrIO) that also wraps the *fs.PathError saying why, and
 // that other I/O failures do not claim the file is missing.
 func TestOpenSSTNotExist(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	for _, path := range []string{
 		filepath.Join(dir, "missing.sst"),
 		filepath.Join(dir, "no-such-dir", "missing.sst"),
@@ -699,7 +699,7 @@ func TestDeprecatedNames(t *testing.T) {
 	if rocksfilter.ErrIOError != rocksfilter.ErrIO {
 		t.Error("ErrIOError is not ErrIO")
 	}
-	_, err := rocksfilter.OpenSST(filepath.Join(t.TempDir(), "missing.sst"))
+	_, err := rocksfilter.OpenSST(filepath.Join(tempDir(t), "missing.sst"))
 	if !errors.Is(err, rocksfilter.ErrIOError) || !errors.Is(err, rocksfilter.ErrIO) {
 		t.Errorf("OpenSST of a missing file: %v matches ErrIO %v, ErrIOError %v", err,
 			errors.Is(err, rocksfilter.ErrIO), errors.Is(err, rocksfilter.ErrIOError))
