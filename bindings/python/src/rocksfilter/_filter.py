@@ -6,6 +6,7 @@ from typing import Any, Dict, Iterable, NamedTuple, Optional, Union
 
 from . import _ffi
 from ._errors import InvalidArgumentError, check, closed
+from ._owned import Owned
 from ._keys import BytesLike, Keys, batch, key
 
 _POLICIES: Dict[str, int] = {
@@ -45,7 +46,7 @@ def legacy_hash32(k: BytesLike) -> int:
 _filter_may_match = _ffi.lib.rocksfilter_filter_may_match
 
 
-class FilterBuilder:
+class FilterBuilder(Owned[_ffi.BuilderHandle]):
     """Collects keys, then writes the filter block RocksDB writes for them.
 
     ``policy`` is ``"bloom"`` (FastLocalBloom, format_version >= 5),
@@ -60,6 +61,8 @@ class FilterBuilder:
     reuse; ``close()`` (or leaving a ``with`` block) frees it, after which
     every method raises ``ValueError``.
     """
+
+    _what = "FilterBuilder"
 
     def __init__(
         self,
@@ -99,12 +102,6 @@ class FilterBuilder:
         check(_ffi.lib.rocksfilter_builder_new_with_options(byref(opts), byref(h), byref(err)), err)
         self._h = h
         self.policy = policy
-
-    def _handle(self) -> _ffi.BuilderHandle:
-        h = self._h
-        if h is None:
-            raise closed("FilterBuilder")
-        return h
 
     def add(self, k: BytesLike) -> None:
         """Adds a key (adjacent duplicates collapse into one entry, as in RocksDB)."""
@@ -155,20 +152,6 @@ class FilterBuilder:
         finally:
             _ffi.lib.rocksfilter_bytes_free(data, n)
 
-    def close(self) -> None:
-        """Frees the builder (idempotent)."""
-        self._h = None
-
-    @property
-    def closed(self) -> bool:
-        return self._h is None
-
-    def __enter__(self) -> "FilterBuilder":
-        self._handle()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         if self._h is None:
@@ -190,7 +173,7 @@ class FilterInfo(NamedTuple):
     upper_start_block: int
 
 
-class Filter:
+class Filter(Owned[_ffi.FilterHandle]):
     """A loaded filter block: validated once, then queried from any thread.
 
     ``Filter(block)`` takes the bytes of a block (from
@@ -199,6 +182,8 @@ class Filter:
     A block whose geometry does not fit its length raises
     :class:`CorruptionError`.
     """
+
+    _what = "Filter"
 
     def __init__(self, block: Union[bytes, bytearray, memoryview]) -> None:
         self._h: Optional[_ffi.FilterHandle] = None
@@ -218,12 +203,6 @@ class Filter:
         f = cls.__new__(cls)
         f._h = h
         return f
-
-    def _handle(self) -> _ffi.FilterHandle:
-        h = self._h
-        if h is None:
-            raise closed("Filter")
-        return h
 
     def may_match(self, k: BytesLike) -> bool:
         """May the key have been added? False is definite."""
@@ -307,21 +286,6 @@ class Filter:
         """RocksDB's estimate of the false-positive rate with ``num_keys`` keys."""
         return float(_ffi.lib.rocksfilter_filter_estimated_fp_rate(self._handle(), num_keys))
 
-    def close(self) -> None:
-        """Frees the filter (idempotent); a query running in another thread
-        finishes first."""
-        self._h = None
-
-    @property
-    def closed(self) -> bool:
-        return self._h is None
-
-    def __enter__(self) -> "Filter":
-        self._handle()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         if self._h is None:

@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional, Union
 from . import _ffi
 from ._errors import IOError, InvalidArgumentError, check, closed, error_for
 from ._filter import Filter
+from ._owned import Owned
 from ._keys import BytesLike, Keys, batch, key
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
@@ -37,7 +38,7 @@ class CacheStats(NamedTuple):
     open_files: int
 
 
-class Cache:
+class Cache(Owned[_ffi.CacheHandle]):
     """A cache of filter blocks with a byte budget, shared by the SST handles
     opened with it (``Sst.open(path, cache=cache)``); thread-safe.
 
@@ -46,6 +47,8 @@ class Cache:
     them among its ``max_open_files`` (128 by default). Handles keep the
     cache alive: closing it first is harmless.
     """
+
+    _what = "Cache"
 
     def __init__(self, capacity_bytes: int, *, max_open_files: Optional[int] = None) -> None:
         self._h: Optional[_ffi.CacheHandle] = None
@@ -60,12 +63,6 @@ class Cache:
         self._h = _ffi.CacheHandle(p)
         self.capacity = capacity_bytes
 
-    def _handle(self) -> _ffi.CacheHandle:
-        h = self._h
-        if h is None:
-            raise closed("Cache")
-        return h
-
     @property
     def bytes_held(self) -> int:
         """Bytes the cache holds now (blocks and entries)."""
@@ -78,20 +75,6 @@ class Cache:
         check(_ffi.lib.rocksfilter_cache_get_stats(self._handle(), byref(out), byref(err)), err)
         return CacheStats(*(getattr(out, f) for f in CacheStats._fields))
 
-    def close(self) -> None:
-        """Drops this reference (idempotent); handles opened with the cache keep it."""
-        self._h = None
-
-    @property
-    def closed(self) -> bool:
-        return self._h is None
-
-    def __enter__(self) -> "Cache":
-        self._handle()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         if self._h is None:
@@ -223,7 +206,7 @@ def _encode_path(path: PathLike) -> bytes:
     return b
 
 
-class Sst:
+class Sst(Owned[_ffi.SstHandle]):
     """An opened SST file's filter: ``may_match(key)`` answers as RocksDB's
     Get consults the filter (False is definite).
 
@@ -234,6 +217,8 @@ class Sst:
     thread-safe and release the GIL. ``close()`` (or leaving a ``with``
     block) frees the handle; every method then raises ``ValueError``.
     """
+
+    _what = "Sst"
 
     _h: Optional[_ffi.SstHandle]
     _props: Optional[SstProperties]
@@ -350,12 +335,6 @@ class Sst:
             raise e
         return cls._wrap(h)
 
-    def _handle(self) -> _ffi.SstHandle:
-        h = self._h
-        if h is None:
-            raise closed("Sst")
-        return h
-
     def may_match(self, k: BytesLike) -> bool:
         """Can the file hold this key? False is definite. Files without a
         readable filter answer True."""
@@ -468,21 +447,6 @@ class Sst:
         f.keep = h.keep  # from_bytes: the filter reads those bytes
         return Filter._from_handle(f)
 
-    def close(self) -> None:
-        """Frees the handle (idempotent); a query running in another thread
-        finishes first."""
-        self._h = None
-
-    @property
-    def closed(self) -> bool:
-        return self._h is None
-
-    def __enter__(self) -> "Sst":
-        self._handle()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         if self._h is None:
