@@ -60,7 +60,7 @@ INSTALLED_FILES = $(if $(filter 1,$(INSTALL_CLI)),$(BINDIR)/rocksfilter) \
   $(CMAKEDIR)/rocksfilterTargets.cmake
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module package-test
-.PHONY: dist cross-test lint
+.PHONY: dist cross-test lint abi-check abi-baseline
 .PHONY: header build test test-all readme-test prereqs go-test java-test python-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background family-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
@@ -173,7 +173,8 @@ family-test: build
 # targets, which `scripts/prereqs.sh --dist` adds; musl with libc linked
 # dynamically, as dist builds it, so its cdylib is not dropped with a
 # warning); the fuzz crate, its own workspace (stable clippy; fuzzing
-# itself needs nightly). About 5 minutes on 2 cores from scratch.
+# itself needs nightly); then abi-check. About 5 minutes on 2 cores from
+# scratch.
 LINT_TARGETS = aarch64-unknown-linux-gnu s390x-unknown-linux-gnu x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-unknown-linux-musl
 lint:
 	@command -v rustup >/dev/null && rustup target add $(LINT_TARGETS) >/dev/null 2>&1 || true
@@ -187,6 +188,23 @@ lint:
 	done
 	cd fuzz && $(CARGO) fmt --check
 	cd fuzz && $(CARGO) clippy --locked --all-targets -- -D warnings
+	$(MAKE) --no-print-directory abi-check
+
+# The C ABI against its committed baseline, abi/librocksfilter.abi, with
+# libabigail's abidiff: adding functions or appending fields to the structs
+# versioned by struct_size passes; removing or changing them fails with
+# abidiff's report. Also checks the export list (the header's functions and
+# the JNI entry points only) and, first, that the check fails where it should
+# (a self-test on two small C libraries). The library's debug build plus
+# about 5 s. Installs abigail-tools first when missing (as root).
+# abi-baseline rewrites the baseline deliberately: scripts/abi-check.sh
+# says when.
+abi-check:
+	@command -v abidiff >/dev/null 2>&1 && command -v abidw >/dev/null 2>&1 || scripts/prereqs.sh --abi
+	scripts/abi-check.sh
+
+abi-baseline:
+	scripts/abi-check.sh --update
 
 # The contributor's command, for every commit (about 10 minutes on 2 cores
 # from a fresh clone): every suite that needs no source build of RocksDB and
@@ -202,7 +220,7 @@ test: prereqs $(TEST_SUITES) go-test java-test python-test
 test-all: prereqs rocksdb11-background $(TEST_SUITES) matrix-java go-test java-test python-test matrix-test family-test
 
 prereqs:
-	scripts/prereqs.sh --go --java --python
+	scripts/prereqs.sh --go --java --python --abi
 
 # Both suites also check block-based files of the version matrix when
 # `make matrix-java` has written them (make test-all does, first).

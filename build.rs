@@ -25,6 +25,16 @@ fn main() {
         Ok("macos") => println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/librocksfilter.dylib"),
         _ => {}
     }
+    // No linker version script of our own: for an ELF cdylib rustc passes
+    // one already (anonymous: `global:` every #[no_mangle] function, here
+    // the rocksfilter_* ones and the JNI entry points; `local: *`). A
+    // second one with a named node (ROCKSFILTER_0) is rejected by GNU ld
+    // ("anonymous version tag cannot be combined with other version tags":
+    // the cross-test and pre-1.90 linkers) and has no effect under lld,
+    // rustc's exact names taking precedence (no symbol gets the version,
+    // nothing more is hidden). What is exported is checked instead:
+    // scripts/abi-check.sh (make lint) and scripts/dist-check.sh (every
+    // platform) fail on any symbol but the header's and the JNI ones.
 }
 
 /// The minor version of the compiler cargo runs (1.x), if it says.

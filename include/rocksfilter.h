@@ -43,7 +43,10 @@
  *   ROCKSFILTER_INTERNAL (or, for bool queries, answered with true).
  *
  * Stability: everything declared here is the stable 0.x API unless marked
- *   EXPERIMENTAL.
+ *   EXPERIMENTAL. The shared library's ABI is checked against a committed
+ *   baseline (abi/librocksfilter.abi, libabigail's abidiff; make abi-check):
+ *   functions, and fields appended to the structs versioned by struct_size,
+ *   may be added; nothing is removed or changed within a SONAME.
  */
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/prereqs.sh [--go] [--java] [--python] [--dist] [--cross]
+# scripts/prereqs.sh [--go] [--java] [--python] [--abi] [--dist] [--cross]
 #
 # Checks everything `make test` needs before anything is built, so a fresh
 # machine fails in the first second with what to do, not minutes in.
@@ -14,6 +14,8 @@
 #   --python also the Python binding's (python3 3.11+ with venv, for
 #            run-tests.sh and build_wheels.py; llvm's binutils and file
 #            for check_wheels.py)
+#   --abi    also libabigail's abidw and abidiff (abigail-tools), for
+#            `make abi-check` (part of `make lint`)
 #   --dist   also what `make dist` builds with: the Rust targets of every
 #            platform (rustup), cargo-zigbuild and ziglang (PyPI, pinned
 #            below), mingw-w64, llvm's binutils (strip, nm, objdump for
@@ -32,6 +34,7 @@ DIST_TARGETS="x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu s390x-unknown-l
 want_go=0
 want_java=0
 want_python=0
+want_abi=0
 want_dist=0
 want_cross=0
 for a in "$@"; do
@@ -39,6 +42,7 @@ for a in "$@"; do
     --go) want_go=1 ;;
     --java) want_java=1 ;;
     --python) want_python=1 ;;
+    --abi) want_abi=1 ;;
     --dist) want_dist=1 ;;
     --cross) want_cross=1 ;;
     *) echo "prereqs.sh: unknown argument $a" >&2; exit 2 ;;
@@ -77,6 +81,10 @@ fi
 if [ $want_python = 1 ] || [ $want_dist = 1 ] || [ $want_cross = 1 ]; then
   have llvm-objcopy && have llvm-nm && have llvm-objdump && have llvm-readelf || need_pkg llvm
   have file || need_pkg file
+fi
+if [ $want_abi = 1 ]; then
+  have gcc || need_pkg gcc
+  have abidw && have abidiff || need_pkg abigail-tools
 fi
 if [ $want_dist = 1 ] || [ $want_cross = 1 ]; then
   have x86_64-w64-mingw32-gcc || need_pkg gcc-mingw-w64-x86-64

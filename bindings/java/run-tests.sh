@@ -55,7 +55,7 @@ for f in src/test/java/io/github/rocksfilter/*.java; do
   name="$(basename "$f" .java)"
   [[ " ${ffm_only[*]} " == *" $name "* ]] || sources+=("$f")
 done
-"$old_java_home/bin/javac" --release 17 -Xlint:all,-options,-try -Werror -encoding UTF-8 -d "$jni/classes" \
+"$old_java_home/bin/javac" --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$jni/classes" \
   -cp "$jar:$(cat "$jni/deps.txt")" "${sources[@]}"
 jni_suite() { # jni_suite LABEL JAVA_HOME [JVM ARGS...]: the portable tests on the jar's JNI classes
   local label="$1" home="$2"; shift 2

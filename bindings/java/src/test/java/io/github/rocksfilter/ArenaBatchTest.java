@@ -93,9 +93,10 @@ class ArenaBatchTest {
 
     @Test
     void badArgumentsNeverAnswerAbsent() {
-        try (Filter f = Filter.load(FilterTest.build(Policy.BLOOM, 10, FilterTest.KEYS))) {
-            byte[] keys = new byte[10];
-            boolean[] out = new boolean[3];
+        byte[] keys = new byte[10];
+        boolean[] out = new boolean[3];
+        Filter f = Filter.load(FilterTest.build(Policy.BLOOM, 10, FilterTest.KEYS));
+        try {
             for (long[] bad : new long[][] {{0, 5, 3, 10}, {0, 5, 11, 10}, {-1, 2, 3, 4}}) {
                 Arrays.fill(out, false);
                 RocksFilterException e = assertThrows(RocksFilterException.class, () -> f.mayMatchPacked(keys, bad, out));
@@ -106,8 +107,9 @@ class ArenaBatchTest {
             assertThrows(IllegalArgumentException.class, () -> f.mayMatchPacked(keys, new long[] {0, 1, 2, 3, 4}, out));
             assertThrows(NullPointerException.class, () -> f.mayMatchPacked(null, new long[] {0}, out));
             f.mayMatchPacked(keys, new long[] {4}, new boolean[0]); // no key: nothing to answer
+        } finally {
             f.close();
-            assertThrows(IllegalStateException.class, () -> f.mayMatchPacked(keys, new long[] {0, 1}, out));
         }
+        assertThrows(IllegalStateException.class, () -> f.mayMatchPacked(keys, new long[] {0, 1}, out));
     }
 }
