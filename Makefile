@@ -61,7 +61,7 @@ INSTALLED_FILES = $(if $(filter 1,$(INSTALL_CLI)),$(BINDIR)/rocksfilter) \
 
 .PHONY: install uninstall install-files example-test install-test cpp-test readme-check go-module package-test
 .PHONY: dist cross-test lint abi-check abi-baseline
-.PHONY: header build test test-all readme-test prereqs go-test java-test python-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background family-test demo clean
+.PHONY: header build test test-all readme-test report-test report-test-11 prereqs go-test java-test python-test rust-test header-check c-test sst-test matrix-java matrix-test rocksdb11-background family-test demo clean
 
 # Real SST files are generated at test time by RocksDB itself (never committed).
 SST_FIXTURES ?= $(CURDIR)/target/sst-fixtures
@@ -167,6 +167,20 @@ family-test: build
 	sst_fixtures/family/judge.py $(FAMILY)
 	ROCKSFILTER_FAMILY=$(FAMILY) $(TEST_CARGO) test --release --locked --test matrix every_family_file -- --ignored --nocapture
 
+# `rocksfilter report` against RocksDB's own counts (sst_fixtures/dbreport):
+# databases written by Debian's 7.8.3 (NewRibbonFilterPolicy(10, 1), and
+# legacy Bloom at format_version 4), their live files, levels and entries
+# against GetLiveFilesMetaData, --probe's "may match" count against the
+# rocksdb.bloom.filter.full.positive ticker over 100,000 absent keys, and the
+# MANIFEST truncated and garbled. make test-all adds RocksDB 11.12.
+DBREPORT = $(CURDIR)/target/dbreport
+
+report-test: build
+	sst_fixtures/dbreport/run.sh $(DBREPORT)
+
+report-test-11: build matrix-test
+	sst_fixtures/dbreport/run.sh $(DBREPORT) --rocksdb11
+
 # Formatting and clippy, warnings as errors: the workspace (every target:
 # tests, benches, examples); the library and its tests for the other
 # platforms `make dist` builds (a check only, no linker; their rustup
@@ -209,7 +223,7 @@ abi-baseline:
 # The contributor's command, for every commit (about 10 minutes on 2 cores
 # from a fresh clone): every suite that needs no source build of RocksDB and
 # no large download. Checks (and, as root, installs) what it needs first.
-TEST_SUITES = header-check rust-test package-test c-test sst-test example-test cpp-test readme-test
+TEST_SUITES = header-check rust-test package-test c-test sst-test report-test example-test cpp-test readme-test
 test: prereqs $(TEST_SUITES) go-test java-test python-test
 
 # make test plus the slow suites: the version matrix, with RocksJava's jars
@@ -217,7 +231,7 @@ test: prereqs $(TEST_SUITES) go-test java-test python-test
 # 20 minutes the first time, in the background while the other suites run).
 # matrix-java runs before the Go and Java suites, which then also check its
 # block-based files. .ci/run runs this.
-test-all: prereqs rocksdb11-background $(TEST_SUITES) matrix-java go-test java-test python-test matrix-test family-test
+test-all: prereqs rocksdb11-background $(TEST_SUITES) matrix-java go-test java-test python-test matrix-test family-test report-test-11
 
 prereqs:
 	scripts/prereqs.sh --go --java --python --abi
@@ -338,8 +352,11 @@ cpp-test: build
 # wrote, from the fixtures), make install into a temporary HOME with the
 # pkg-config and CMake examples, the sizing examples; the test commands
 # themselves are skipped (listed with the reason in the log).
-readme-test: build $(SST_FIXTURES)/manifest.jsonl
-	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) scripts/readme-test.py
+readme-test: build $(SST_FIXTURES)/manifest.jsonl $(DBREPORT)/db-7.8.3/CURRENT
+	ROCKSFILTER_SST_FIXTURES=$(SST_FIXTURES) ROCKSFILTER_DBREPORT=$(DBREPORT) scripts/readme-test.py
+
+$(DBREPORT)/db-7.8.3/CURRENT:
+	sst_fixtures/dbreport/run.sh $(DBREPORT)
 
 $(SST_FIXTURES)/manifest.jsonl:
 	sst_fixtures/generate.sh $(SST_FIXTURES)

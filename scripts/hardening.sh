@@ -4,7 +4,7 @@
 # Hostile bytes, misuse and concurrency must never crash rocksfilter or lose
 # a key. Runs, each with a one-line summary and a findings count:
 #   1. fuzz smoke runs of every cargo-fuzz target (fuzz/), ASan-instrumented,
-#      seeded from our builder's blocks and real RocksDB SSTs
+#      seeded from our builder's blocks, real RocksDB SSTs and MANIFESTs
 #      (60 s each; --quick 10 s; FUZZ_SECONDS=N overrides);
 #   2. the Rust tests (--lib --tests) under AddressSanitizer;
 #   3. the C API test (c_tests/api) under ASan + UBSan (--full: also
@@ -68,7 +68,7 @@ step_fuzz() {
     cargo install cargo-fuzz --locked >"$LOGS/cargo-fuzz-install.log" 2>&1 \
       || { result fuzz 1 "cargo install cargo-fuzz failed (see $LOGS/cargo-fuzz-install.log)"; return; }
   fi
-  local targets="filter_load_query sst_open_query sst_crafted sst_source_faults build_roundtrip"
+  local targets="filter_load_query sst_open_query sst_crafted sst_source_faults build_roundtrip manifest"
   # Seeds: blocks from our builder and structured build inputs...
   if ! cargo run -q --manifest-path fuzz/Cargo.toml --target-dir "$OUT/fuzz-seeds" --no-default-features \
         --example gen_seeds -- "$OUT/seeds" >"$LOGS/gen_seeds.log" 2>&1; then
@@ -95,6 +95,13 @@ step_fuzz() {
           { printf '\000\001\000\000\000\000'; cat "$f"; } > "fuzz/corpus/sst_source_faults/real-$(basename "$f")"
         done
   fi
+  # ...and the MANIFESTs of the databases RocksDB wrote for make report-test.
+  local dbr="${ROCKSFILTER_DBREPORT:-$here/target/dbreport}"
+  for cur in "$dbr"/db-*/CURRENT; do
+    [ -f "$cur" ] || continue
+    local db; db=$(dirname "$cur")
+    cp -n "$db/$(cat "$cur")" "fuzz/corpus/manifest/real-$(basename "$db")" 2>/dev/null
+  done
   local t0; t0=$(date +%s)
   if ! cargo fuzz build -O --sanitizer address >"$LOGS/fuzz-build.log" 2>&1; then
     result fuzz 1 "cargo fuzz build failed (see $LOGS/fuzz-build.log)"; return

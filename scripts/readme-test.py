@@ -74,6 +74,10 @@ CHECKS = [
         r"^format_version:\s+5$.*^filter kind:\s+FastLocalBloom$.*\"format_version\":5,.*\"filter_kind\":\"FastLocalBloom\"", re.M | re.S)),
     ("rocksfilter inspect 000042.sst --cache-bytes 65536", "the filter read through the cache, and its counters", re.compile(
         r"^filter kind:\s+FastLocalBloom$.*^filter cache:\s+\d+ of 65536 bytes held \(1 blocks\); 1 hits, 1 misses, 1 reads", re.M | re.S)),
+    ("rocksfilter report mydb [--json]", "the database's levels, as text and as JSON", re.compile(
+        r"^default\s+L0\s+3\s.*FastLocalBloom.*^expected wasted data-block reads per absent Get.*\"levels\":\[\{\"column_family\":\"default\",\"level\":0,\"files\":3,", re.M | re.S)),
+    ("rocksfilter report mydb --probe absent.txt --plot filters.svg", "the probe's counts", re.compile(
+        r"^probe \(default\): 100000 keys, \d+ file probes, \d+ may match", re.M)),
     ("./example", "the C example's answers", re.compile(r"\"banana\" may match")),
     ("./example-static", "the C example's answers", re.compile(r"\"banana\" may match")),
     ("cmake --build build && (cd build && ctest)", "both CMake tests pass", re.compile(r"100% tests passed, 0 tests failed out of 2")),
@@ -176,6 +180,13 @@ def main():
     home, data = tmp / "home", tmp / "data"
     home.mkdir()
     n_keys, present, absent = make_data(data, sst, keys_file)
+    # `rocksfilter report mydb`: a database RocksDB 7.8.3 wrote, and keys it
+    # does not hold (sst_fixtures/dbreport/run.sh, make report-test).
+    dbreport = pathlib.Path(os.environ.get("ROCKSFILTER_DBREPORT", str(ROOT / "target/dbreport")))
+    if not (dbreport / "db-7.8.3/CURRENT").is_file():
+        sys.exit(f"readme-test: {dbreport}/db-7.8.3 is missing: run sst_fixtures/dbreport/run.sh {dbreport}")
+    shutil.copytree(dbreport / "db-7.8.3", data / "mydb")
+    shutil.copy(dbreport / "absent.txt", data / "absent.txt")
     real_home = os.environ.get("HOME") or os.path.expanduser("~")
     env = dict(os.environ)
     for k in ("LD_LIBRARY_PATH", "PKG_CONFIG_PATH", "PKG_CONFIG_SYSROOT_DIR", "MAKEFLAGS", "MAKELEVEL", "MFLAGS"):

@@ -48,6 +48,7 @@ mod hash;
 ///
 /// cbindgen:ignore
 mod jni;
+pub mod manifest;
 mod mem;
 mod policy;
 mod ribbon;

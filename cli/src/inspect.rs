@@ -40,12 +40,12 @@ fn printable(v: &[u8]) -> String {
     }
 }
 
-struct Geometry {
-    kind: &'static str,
-    bytes: u64,
-    probes: u32,
-    partitions: usize,
-    est_fp: Option<f64>,
+pub(crate) struct Geometry {
+    pub(crate) kind: &'static str,
+    pub(crate) bytes: u64,
+    pub(crate) probes: u32,
+    pub(crate) partitions: usize,
+    pub(crate) est_fp: Option<f64>,
 }
 
 /// The geometry of `n` filters that `with(i, f)` hands to `f` one at a
@@ -79,6 +79,21 @@ fn geometry(n: usize, with: impl Fn(usize, &mut dyn FnMut(&Filter<'_>)), keys: O
     }
 }
 
+/// What an SST's filter is ("full", "partitioned", ...) and, when this
+/// library reads it, its geometry with RocksDB's FP estimate for `keys`.
+pub(crate) fn filter_geometry(sst: &Sst<'_>, keys: Option<u64>) -> (String, Option<Geometry>) {
+    match sst.filter() {
+        SstFilter::None => ("none".to_string(), None),
+        SstFilter::Unsupported(why) => (format!("unsupported: {why}"), None),
+        SstFilter::Full(f) => ("full".to_string(), Some(geometry(1, |_, g| g(f), keys))),
+        SstFilter::CachedFull(c) => ("full".to_string(), Some(geometry(1, |_, g| c.with_filter(|f| g(f)), keys))),
+        SstFilter::Partitioned(parts) => {
+            ("partitioned".to_string(), Some(geometry(parts.distinct(), |i, g| parts.with_distinct(i, |f| g(f)), keys)))
+        }
+        other => (other.filter_type().name().to_string(), None),
+    }
+}
+
 /// `rocksfilter inspect`; `cache`: read the filter through a cache of this
 /// many bytes (partitions and full filters on demand) and report it.
 pub fn inspect(path: &Path, json: bool, verify: bool, cache: Option<usize>) -> Result<(), String> {
@@ -92,16 +107,7 @@ pub fn inspect(path: &Path, json: bool, verify: bool, cache: Option<usize>) -> R
     let verified = verify && sst.checksum_type() != rocksfilter::ChecksumType::None;
     let p = sst.properties();
     let keys = p.num_filter_entries.or(p.num_entries);
-    let (filter_desc, geom) = match sst.filter() {
-        SstFilter::None => ("none".to_string(), None),
-        SstFilter::Unsupported(why) => (format!("unsupported: {why}"), None),
-        SstFilter::Full(f) => ("full".to_string(), Some(geometry(1, |_, g| g(f), keys))),
-        SstFilter::CachedFull(c) => ("full".to_string(), Some(geometry(1, |_, g| c.with_filter(|f| g(f)), keys))),
-        SstFilter::Partitioned(parts) => {
-            ("partitioned".to_string(), Some(geometry(parts.distinct(), |i, g| parts.with_distinct(i, |f| g(f)), keys)))
-        }
-        other => (other.filter_type().name().to_string(), None),
-    };
+    let (filter_desc, geom) = filter_geometry(&sst, keys);
     let prefix = match sst.prefix_extractor() {
         Some(PrefixExtractor::Fixed(n)) => format!("fixed {n}"),
         Some(PrefixExtractor::Capped(n)) => format!("capped {n}"),

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rocksfilter::{BuilderOptions, Filter, FilterBuilder, FilterInfo, Policy, RibbonFailure};
 
 mod inspect;
+mod report;
 mod size;
 
 #[derive(Parser)]
@@ -132,6 +133,29 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Report a database's filters per level from its MANIFEST: files,
+    /// entries, filter bytes, bits/key, FP rates, the expected wasted reads
+    /// per absent Get, what other formats, policies and bits/key would cost,
+    /// and warnings.
+    Report {
+        /// The database directory (holding CURRENT and the MANIFEST).
+        db: PathBuf,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+        /// Ask each key of this file (one a line) as RocksDB's Get would, in
+        /// the default column family, and count the filters' "may match"
+        /// answers: for absent keys, the wasted reads themselves.
+        #[arg(long, value_name = "KEYS_FILE")]
+        probe: Option<PathBuf>,
+        /// Write an SVG of filter memory and expected wasted reads per level,
+        /// today and for each "what if".
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+        /// The cache every file's filter is read through (bytes).
+        #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+        cache_bytes: usize,
+    },
     /// Print the kind and geometry of a filter block.
     Info {
         filter: PathBuf,
@@ -163,6 +187,9 @@ fn main() -> ExitCode {
         Command::Info { filter, keys } => info(&filter, keys),
         Command::Size { keys, fpr, max_bytes, json } => size::size(keys, fpr, max_bytes, json),
         Command::Inspect { sst, json, no_verify, cache_bytes } => inspect::inspect(&sst, json, !no_verify, cache_bytes),
+        Command::Report { db, json, probe, plot, cache_bytes } => {
+            report::report(&db, &report::Options { json, probe: probe.as_deref(), plot: plot.as_deref(), cache_bytes })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

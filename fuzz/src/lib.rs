@@ -145,3 +145,15 @@ pub fn encode_build_input(
     }
     v
 }
+
+/// Splits fuzz input into records: each a 2-byte little-endian length and
+/// that many bytes (the last one takes what is left).
+pub fn split_records(mut data: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    while data.len() >= 2 {
+        let n = (u16::from_le_bytes([data[0], data[1]]) as usize).min(data.len() - 2);
+        out.push(&data[2..2 + n]);
+        data = &data[2 + n..];
+    }
+    out
+}
