@@ -182,3 +182,32 @@ fn sized_blocks_meet_their_targets() {
         }
     }
 }
+
+/// README.md's table of FastLocalBloom's FP rates (1,000,000 keys, 1,000,000
+/// absent ones) beside the standard formula at the optimal probe count and
+/// RocksDB's `CacheLocalFpRate`: the rows this run computes must be the
+/// README's, character for character (the run is deterministic).
+#[test]
+fn the_readme_bloom_fp_table_is_this_run() {
+    use rocksfilter::{cache_local_fp_rate, choose_num_probes, standard_fp_rate};
+    let mut rows = Vec::new();
+    for bpk in [6u32, 8, 10, 16, 20] {
+        let mut rng = Rng(59 + bpk as u64);
+        let (measured, _, _) = measured_fp(Policy::Bloom, bpk as f64, 1_000_000, 1_000_000, &mut rng);
+        let k = choose_num_probes(bpk * 1000);
+        let k_opt = (bpk as f64 * std::f64::consts::LN_2).round().max(1.0) as u32;
+        let standard = standard_fp_rate(bpk as f64, k_opt);
+        let cache_local = cache_local_fp_rate(bpk as f64, k, 512);
+        rows.push(format!(
+            "| {bpk} | {k} | {:.3}% | {:.3}% (k = {k_opt}) | {:.3}% | {:.2}x |",
+            100.0 * measured,
+            100.0 * standard,
+            100.0 * cache_local,
+            measured / standard
+        ));
+    }
+    println!("{}", rows.join("\n"));
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let missing: Vec<&String> = rows.iter().filter(|r| !readme.lines().any(|l| l == r.as_str())).collect();
+    assert!(missing.is_empty(), "README.md lacks these rows of the FP table (this run's, above): {missing:?}");
+}

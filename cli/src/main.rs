@@ -9,6 +9,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand, ValueEnum};
 use rocksfilter::{BuilderOptions, Filter, FilterBuilder, FilterInfo, Policy, RibbonFailure};
 
+mod deletable;
 mod inspect;
 mod report;
 mod size;
@@ -117,8 +118,10 @@ enum Command {
     },
     /// Filter size for N keys at a target FP rate, from RocksDB's own
     /// estimates: Bloom and Ribbon at the bits/key RocksDB needs for it,
-    /// blocks sized for the rate itself (and a byte budget), the
-    /// information-theoretic floor and binary fuse filters for comparison.
+    /// blocks sized for the rate itself (and a byte budget); for
+    /// comparison, the information-theoretic floor, binary fuse filters and
+    /// filters that can delete (counting Bloom, cuckoo, quotient: built and
+    /// their FP rates measured).
     Size {
         /// Number of keys (distinct entries) the filter will hold.
         #[arg(long)]

@@ -1,6 +1,8 @@
 //! `rocksfilter size`: what N keys at a target FP rate cost, each way a
-//! block can be sized, beside the information-theoretic floor and binary
-//! fuse filters (built with the `xorf` crate; not a RocksDB format).
+//! block can be sized, beside the information-theoretic floor, binary fuse
+//! filters (built with the `xorf` crate) and filters that can delete
+//! (counting Bloom, cuckoo, quotient: `deletable.rs`); those are not RocksDB
+//! formats, only comparison rows.
 
 use rocksfilter::{BuilderOptions, FilterBuilder, Policy, RibbonFailure};
 use xorf::{BinaryFuse16, BinaryFuse8};
@@ -21,8 +23,13 @@ struct Row {
     bits_per_key_setting: Option<f64>,
     bytes: usize,
     fp_rate: f64,
-    /// "estimate" (RocksDB's), "exact" (the format's fixed rate) or "floor".
+    /// "estimate" (RocksDB's), "exact" (the format's fixed rate), "floor"
+    /// or "measured" (on at least 1,000,000 absent keys).
     fp_rate_is: &'static str,
+    /// Whether keys can be deleted.
+    deletes: bool,
+    /// How inserts fail (filters that can delete), measured.
+    insert_failure: Option<String>,
 }
 
 /// Smallest policy bits/key (RocksDB's millibit resolution, 1.0..=100.0)
@@ -54,19 +61,9 @@ fn planned(
         bytes,
         fp_rate,
         fp_rate_is: "estimate",
+        deletes: false,
+        insert_failure: None,
     })
-}
-
-/// `keys` distinct 64-bit keys (splitmix64 of a counter: a bijection).
-fn fuse_keys(keys: usize) -> Vec<u64> {
-    (0..keys as u64)
-        .map(|i| {
-            let mut z = i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        })
-        .collect()
 }
 
 fn rows(keys: usize, fpr: f64, max_bytes: Option<usize>) -> Result<Vec<Row>, String> {
@@ -123,8 +120,10 @@ fn rows(keys: usize, fpr: f64, max_bytes: Option<usize>) -> Result<Vec<Row>, Str
         bytes: (keys as f64 * (1.0 / fpr).log2() / 8.0).ceil() as usize,
         fp_rate: fpr,
         fp_rate_is: "floor",
+        deletes: false,
+        insert_failure: None,
     });
-    let hashes = fuse_keys(keys);
+    let hashes: Vec<u64> = crate::deletable::keys(0, keys as u64).collect();
     let fuse8 = BinaryFuse8::try_from(&hashes).map(|f| f.fingerprints.len());
     let fuse16 = BinaryFuse16::try_from(&hashes).map(|f| f.fingerprints.len() * 2);
     for (name, bytes, bits) in [("BinaryFuse8 (xorf)", fuse8, 8), ("BinaryFuse16 (xorf)", fuse16, 16)] {
@@ -138,6 +137,22 @@ fn rows(keys: usize, fpr: f64, max_bytes: Option<usize>) -> Result<Vec<Row>, Str
             bytes,
             fp_rate: 0.5f64.powi(bits),
             fp_rate_is: "exact",
+            deletes: false,
+            insert_failure: None,
+        });
+    }
+    for m in crate::deletable::rows(keys as u64, fpr)? {
+        rows.push(Row {
+            filter: m.name.into(),
+            format: "not a RocksDB format, for comparison",
+            rocksdb: false,
+            how: m.how,
+            bits_per_key_setting: None,
+            bytes: m.bytes,
+            fp_rate: m.fp_rate,
+            fp_rate_is: "measured",
+            deletes: true,
+            insert_failure: Some(m.insert_failure),
         });
     }
     Ok(rows)
@@ -157,7 +172,7 @@ pub fn size(keys: usize, fpr: f64, max_bytes: Option<usize>, json: bool) -> Resu
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"filter\":{},\"format\":{},\"rocksdb_reads_it\":{},\"how\":{},\"bits_per_key_setting\":{},\"bytes\":{},\"bits_per_key\":{:.4},\"fp_rate\":{},\"fp_rate_is\":{},\"meets_target\":{}}}",
+                    "{{\"filter\":{},\"format\":{},\"rocksdb_reads_it\":{},\"how\":{},\"bits_per_key_setting\":{},\"bytes\":{},\"bits_per_key\":{:.4},\"fp_rate\":{},\"fp_rate_is\":{},\"meets_target\":{},\"deletes\":{},\"insert_failure\":{}}}",
                     json_str(&r.filter),
                     json_str(r.format),
                     r.rocksdb,
@@ -167,7 +182,9 @@ pub fn size(keys: usize, fpr: f64, max_bytes: Option<usize>, json: bool) -> Resu
                     bpk(r.bytes),
                     r.fp_rate,
                     json_str(r.fp_rate_is),
-                    r.fp_rate <= fpr * (1.0 + 1e-9)
+                    r.fp_rate <= fpr * (1.0 + 1e-9),
+                    r.deletes,
+                    r.insert_failure.as_deref().map_or("null".into(), json_str)
                 )
             })
             .collect();
@@ -200,5 +217,10 @@ pub fn size(keys: usize, fpr: f64, max_bytes: Option<usize>, json: bool) -> Resu
         "\"the FP rate of Bloom at this bits/key\"); --fpr, --max-bytes, --ribbon-failure: `rocksfilter build` flags."
     );
     println!("Binary fuse rows: xorf's filters built on {keys} keys (fingerprint bytes), not a RocksDB format, for comparison.");
+    println!("Counting Bloom, cuckoo, quotient: filters that can delete, built on {keys} keys, FP rates measured on");
+    println!("{} absent keys; not RocksDB formats, for comparison. How their inserts fail:", keys.max(1_000_000));
+    for r in rows.iter().filter_map(|r| r.insert_failure.as_ref().map(|f| (&r.filter, f))) {
+        println!("  {}: {}", r.0, r.1);
+    }
     Ok(())
 }

@@ -243,3 +243,34 @@ fn inspect_explains_an_unrecorded_whole_key_setting() {
     let (_, stdout, _) = rf(&["query", split.to_str().unwrap(), "absent-key"]);
     assert!(stdout.contains("may match"), "{stdout}");
 }
+
+/// README.md's table of filters that can delete is `rocksfilter size --keys
+/// 950000 --fpr 0.01 --json`'s measured rows (the builds and probes are
+/// deterministic: the cuckoo filter's kicks take a seeded generator), and
+/// each such row says it deletes, how its inserts fail and that its FP rate
+/// was measured.
+#[test]
+fn the_readme_table_of_deleting_filters_is_this_run() {
+    let (ok, stdout, stderr) = rf(&["size", "--keys", "950000", "--fpr", "0.01", "--json"]);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let mut seen = 0;
+    for r in v["rows"].as_array().unwrap().iter().filter(|r| r["deletes"] == true) {
+        seen += 1;
+        let name = r["filter"].as_str().unwrap();
+        assert_eq!(r["fp_rate_is"], "measured", "{r}");
+        assert!(r["insert_failure"].as_str().is_some_and(|f| !f.is_empty()), "{r}");
+        let cell = format!(
+            "| {:.2} bits/key, {:.3}% |",
+            r["bits_per_key"].as_f64().unwrap(),
+            100.0 * r["fp_rate"].as_f64().unwrap()
+        );
+        let row = readme.lines().find(|l| l.starts_with(&format!("| {name} |")));
+        assert!(
+            row.is_some_and(|l| l.contains(&cell)),
+            "README.md's row for {name} should hold {cell} (this run's figures): {row:?}"
+        );
+    }
+    assert_eq!(seen, 3, "counting Bloom, cuckoo and quotient rows: {stdout}");
+}
