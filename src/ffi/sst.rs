@@ -653,11 +653,15 @@ pub struct rocksfilter_sst_open_stats {
     pub reads: u64,
     /// Bytes those reads returned.
     pub bytes_read: u64,
-    /// Bytes the handle owns for its queries (filter blocks, and the
-    /// partition index of a partitioned filter, alignment included); 0 when
-    /// queries read the caller's memory or a mapping. The handle's other
-    /// memory is small and fixed, plus the separators of a partitioned or
-    /// block-based filter's index.
+    /// Heap bytes the handle owns for its queries, alignment included:
+    /// the filter blocks it loaded at open (not those of the caller's
+    /// memory or a mapping, nor blocks read on demand into a cache, which
+    /// rocksfilter_cache_bytes_held counts) and, for a partitioned filter,
+    /// its top-level index as kept (separators, lookup tables, partition
+    /// to block map) and, with a cache, a handle and a slot per block. The
+    /// handle's other memory is small and fixed (the struct, the file name,
+    /// the properties), plus the separators of a block-based filter's
+    /// index.
     pub bytes_held: u64,
 }
 

@@ -150,6 +150,12 @@ impl OnDemand {
         OnDemand { cache, id: next_id(), src, footer, verify, blocks, slots, what }
     }
 
+    /// Heap bytes this handle keeps for its blocks: their handles and
+    /// slots (the blocks' bytes are the cache's).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.blocks.len() * std::mem::size_of::<Option<BlockHandle>>() + self.slots.len() * std::mem::size_of::<Slot>()
+    }
+
     /// Number of blocks.
     pub(crate) fn len(&self) -> usize {
         self.blocks.len()
