@@ -32,6 +32,9 @@
 //! and reused by the next blocks). Invariant: every free extent of at
 //! least `RELEASE_PAGES` pages holds no resident page, so only the pages
 //! just freed and the small neighbours merged with them need the call.
+//! Elsewhere freed pages stay resident and are reused; on Windows the
+//! reservation is committed when mapped (`slab::map_pages`: commit charge,
+//! not resident memory, which still grows only as pages are written).
 
 use std::collections::{BTreeSet, HashMap};
 use std::ptr::NonNull;
