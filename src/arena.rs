@@ -193,6 +193,13 @@ impl Arena {
         unsafe { base.as_ptr().add(p.offset) }
     }
 
+    /// The place of `len` bytes at `ptr`, which [`Arena::alloc`] gave for
+    /// `len` (from [`Arena::ptr`]).
+    pub(crate) fn place_of(&self, ptr: *const u8, len: usize) -> Place {
+        let base = self.base.map_or(0, |b| b.as_ptr() as usize);
+        Place { offset: ptr as usize - base, size: Arena::size_of(len) }
+    }
+
     /// Bytes in use (whole pages; small pages count whole).
     #[cfg(test)]
     fn pages_used(&self) -> usize {
