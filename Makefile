@@ -101,6 +101,9 @@ header:
 rust-test:
 	$(TEST_CARGO) test --release --locked --workspace
 	$(TEST_CARGO) test --release --locked --test resources -- --nocapture
+	# RSS of 400 handles sharing a cache of 8, 32 and 128 MiB under 4 query
+	# threads (a child process per capacity; about 10 s), figures printed.
+	$(TEST_CARGO) test --release --locked --test cache_rss -- --ignored --nocapture
 	# The measured FP rates of sized blocks and Ribbon's first-seed failure
 	# rates, printed in the log (a few seconds).
 	$(TEST_CARGO) test --release --locked --test calibration -- --nocapture --test-threads=1

@@ -401,6 +401,17 @@ impl<'a> Filter<'a> {
         Ok(Filter::assemble(data, reader))
     }
 
+    /// The same filter over `bytes`, a copy of this filter's bytes kept
+    /// elsewhere (the cache's arena), without parsing them again.
+    ///
+    /// Safety: `bytes` equal `self.as_bytes()`, are 64-byte aligned when
+    /// those are, and stay alive and unchanged for as long as the result
+    /// is used (the 'static is the caller's promise).
+    pub(crate) unsafe fn relocated(&self, bytes: &'static [u8]) -> Filter<'static> {
+        debug_assert_eq!(bytes, self.as_bytes());
+        Filter::assemble(Bytes::Borrowed(bytes), self.reader)
+    }
+
     /// A filter that answers "may match" to every key: what RocksDB uses in
     /// place of a filter block it cannot read.
     pub(crate) fn always_true() -> Filter<'static> {

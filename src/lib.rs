@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 mod arch;
+mod arena;
 mod bloom;
 mod builder;
 mod cache;

@@ -35,13 +35,72 @@ pub(crate) const SLAB_MIN: usize = 64 << 10;
 /// Buffers from this size on are allocations of their own.
 pub(crate) const SLAB_MAX: usize = 4 << 20;
 const CHUNK: usize = 32 << 20;
-const PAGE: usize = 4096;
+pub(crate) const PAGE: usize = 4096;
 
 struct Chunk {
     base: NonNull<u8>,
+    extents: Extents,
+}
+
+/// The free extents of a range of pages, placed first fit, freed extents
+/// merged with their free neighbours: the slabs' chunks and the filter
+/// cache's arenas ([`crate::arena`]) both place their pages with it.
+pub(crate) struct Extents {
     /// Free extents: start page -> pages.
     free: BTreeMap<usize, usize>,
-    used_pages: usize,
+    used: usize,
+}
+
+/// A freed extent after merging: the free extent it is now part of
+/// (`start`, `pages`), and how many of those pages were free already
+/// before and after it (`before`, `after`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Merged {
+    pub(crate) start: usize,
+    pub(crate) pages: usize,
+    pub(crate) before: usize,
+    pub(crate) after: usize,
+}
+
+impl Extents {
+    /// `pages` pages, all free.
+    pub(crate) fn new(pages: usize) -> Extents {
+        let free = if pages == 0 { BTreeMap::new() } else { BTreeMap::from([(0, pages)]) };
+        Extents { free, used: 0 }
+    }
+
+    /// First fit of `pages`: the first page of the extent taken.
+    pub(crate) fn take(&mut self, pages: usize) -> Option<usize> {
+        let (&start, &n) = self.free.iter().find(|(_, &n)| n >= pages)?;
+        self.free.remove(&start);
+        if n > pages {
+            self.free.insert(start + pages, n - pages);
+        }
+        self.used += pages;
+        Some(start)
+    }
+
+    /// Frees `pages` pages from `start` (taken before), merging them with
+    /// the free extents on either side.
+    pub(crate) fn give(&mut self, start: usize, pages: usize) -> Merged {
+        let (mut at, mut n, mut before) = (start, pages, 0);
+        if let Some((&s, &m)) = self.free.range(..start).next_back() {
+            if s + m == start {
+                self.free.remove(&s);
+                (at, n, before) = (s, n + m, m);
+            }
+        }
+        let after = self.free.remove(&(start + pages)).unwrap_or(0);
+        n += after;
+        self.free.insert(at, n);
+        self.used -= pages;
+        Merged { start: at, pages: n, before, after }
+    }
+
+    /// Pages taken now.
+    pub(crate) fn used(&self) -> usize {
+        self.used
+    }
 }
 
 // SAFETY: a chunk is only an address range owned by the pool; its bytes
@@ -77,20 +136,25 @@ mod win {
 
 /// A new zeroed chunk of CHUNK bytes.
 fn map_chunk() -> Option<NonNull<u8>> {
+    map_pages(CHUNK)
+}
+
+/// `len` bytes (whole pages) of zero pages that cost no memory until
+/// written, at an address the system picks: an anonymous mapping (Linux:
+/// not counted against overcommit, so that a large cache's reservation
+/// that is never filled costs nothing), `VirtualAlloc` on Windows, the
+/// heap elsewhere.
+pub(crate) fn map_pages(len: usize) -> Option<NonNull<u8>> {
     #[cfg(all(unix, not(miri)))]
     {
-        // SAFETY: an anonymous private mapping of CHUNK bytes at an address
-        // the kernel picks; it aliases nothing.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                CHUNK,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
+        // SAFETY: an anonymous private mapping at an address the kernel
+        // picks; it aliases nothing.
+        #[cfg(target_os = "linux")]
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+        #[cfg(not(target_os = "linux"))]
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        // SAFETY: as above, `len` bytes.
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0) };
         if p == libc::MAP_FAILED {
             return None;
         }
@@ -102,40 +166,66 @@ fn map_chunk() -> Option<NonNull<u8>> {
         // address the system picks (as mmap above: no page costs memory
         // until written); it aliases nothing.
         let p = unsafe {
-            win::VirtualAlloc(std::ptr::null_mut(), CHUNK, win::MEM_RESERVE | win::MEM_COMMIT, win::PAGE_READWRITE)
+            win::VirtualAlloc(std::ptr::null_mut(), len, win::MEM_RESERVE | win::MEM_COMMIT, win::PAGE_READWRITE)
         };
         NonNull::new(p.cast())
     }
     #[cfg(not(any(all(unix, not(miri)), all(windows, not(miri)))))]
     {
+        if len == 0 {
+            return None;
+        }
         // SAFETY: the layout has a non-zero size.
-        NonNull::new(unsafe { std::alloc::alloc_zeroed(chunk_layout()) })
+        NonNull::new(unsafe { std::alloc::alloc_zeroed(pages_layout(len)?) })
     }
 }
 
 /// Returns a chunk from `map_chunk` that no buffer uses any more.
 fn unmap_chunk(base: NonNull<u8>) {
+    unmap_pages(base, CHUNK)
+}
+
+/// Returns `len` bytes from [`map_pages`] that nothing uses any more.
+pub(crate) fn unmap_pages(base: NonNull<u8>, len: usize) {
     #[cfg(all(unix, not(miri)))]
-    // SAFETY: base..base + CHUNK is a mapping map_chunk made, unused now.
+    // SAFETY: base..base + len is a mapping map_pages made, unused now.
     unsafe {
-        libc::munmap(base.as_ptr().cast(), CHUNK);
+        libc::munmap(base.as_ptr().cast(), len);
     }
     #[cfg(all(windows, not(miri)))]
-    // SAFETY: base is the start of a region map_chunk reserved, unused now;
+    // SAFETY: base is the start of a region map_pages reserved, unused now;
     // MEM_RELEASE takes size 0 and frees the whole reservation.
     unsafe {
+        let _ = len;
         win::VirtualFree(base.as_ptr().cast(), 0, win::MEM_RELEASE);
     }
     #[cfg(not(any(all(unix, not(miri)), all(windows, not(miri)))))]
-    // SAFETY: the chunk came from alloc_zeroed with this layout.
-    unsafe {
-        std::alloc::dealloc(base.as_ptr(), chunk_layout())
+    if let Some(layout) = pages_layout(len) {
+        // SAFETY: the pages came from alloc_zeroed with this layout.
+        unsafe { std::alloc::dealloc(base.as_ptr(), layout) }
     }
 }
 
+/// Gives the memory of whole pages inside `ptr..ptr + len` (part of a
+/// [`map_pages`] region, unused now) back to the system; they read as
+/// zero when next touched. Linux: `MADV_DONTNEED`, which lowers the
+/// resident set at once (`MADV_FREE` only when the system runs short of
+/// memory, so RSS would not follow). Elsewhere nothing: the pages stay
+/// resident and are reused.
+pub(crate) fn release_pages(ptr: *mut u8, len: usize) {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    // SAFETY: the range lies in a private anonymous mapping the caller owns
+    // and no longer uses; MADV_DONTNEED only drops its pages.
+    unsafe {
+        libc::madvise(ptr.cast(), len, libc::MADV_DONTNEED);
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    let _ = (ptr, len);
+}
+
 #[cfg(not(any(all(unix, not(miri)), all(windows, not(miri)))))]
-fn chunk_layout() -> std::alloc::Layout {
-    std::alloc::Layout::from_size_align(CHUNK, PAGE).expect("chunk layout")
+fn pages_layout(len: usize) -> Option<std::alloc::Layout> {
+    std::alloc::Layout::from_size_align(len, PAGE).ok()
 }
 
 /// A buffer in a chunk, exclusively owned; freed on drop.
@@ -167,7 +257,7 @@ impl SlabBuf {
                     Some(b) => b,
                     None => map_chunk()?,
                 };
-                let mut c = Chunk { base, free: BTreeMap::from([(0, CHUNK / PAGE)]), used_pages: 0 };
+                let mut c = Chunk { base, extents: Extents::new(CHUNK / PAGE) };
                 let s = take(&mut c, pages).expect("a new chunk holds any slab buffer");
                 pool.chunks.push(c);
                 s
@@ -184,12 +274,7 @@ impl SlabBuf {
 
 /// First fit of `pages` in `c`: the address of the extent taken.
 fn take(c: &mut Chunk, pages: usize) -> Option<NonNull<u8>> {
-    let (&start, &n) = c.free.iter().find(|(_, &n)| n >= pages)?;
-    c.free.remove(&start);
-    if n > pages {
-        c.free.insert(start + pages, n - pages);
-    }
-    c.used_pages += pages;
+    let start = c.extents.take(pages)?;
     // SAFETY: start + pages <= CHUNK / PAGE: the offset lies in the chunk.
     Some(unsafe { c.base.add(start * PAGE) })
 }
@@ -207,22 +292,8 @@ impl Drop for SlabBuf {
             return;
         };
         let c = &mut pool.chunks[i];
-        let mut start = (addr - c.base.as_ptr() as usize) / PAGE;
-        let mut n = self.pages;
-        // Merge with the free extents on either side.
-        if let Some((&s, &m)) = c.free.range(..start).next_back() {
-            if s + m == start {
-                c.free.remove(&s);
-                start = s;
-                n += m;
-            }
-        }
-        if let Some(m) = c.free.remove(&(start + n)) {
-            n += m;
-        }
-        c.free.insert(start, n);
-        c.used_pages -= self.pages;
-        if c.used_pages == 0 {
+        c.extents.give((addr - c.base.as_ptr() as usize) / PAGE, self.pages);
+        if c.extents.used() == 0 {
             let c = pool.chunks.swap_remove(i);
             match pool.spare {
                 None => pool.spare = Some(c.base),

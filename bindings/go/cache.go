@@ -34,7 +34,8 @@ type Cache struct {
 }
 
 // NewCache returns a cache that holds at most capacityBytes of filter
-// blocks and their entries (about 48 bytes each). It is split into shards
+// blocks and their entries (128 bytes each), in memory the C library maps
+// for the cache (rocksfilter_cache_new says how much). It is split into shards
 // of at least 8 MiB (at most 16); a block larger than a shard's share is
 // read by each query that needs it and never cached (counted in
 // [CacheStats].Uncached). A negative capacity is an error matching

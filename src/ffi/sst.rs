@@ -189,12 +189,23 @@ pub struct rocksfilter_sst_options {
     pub cache: *mut rocksfilter_cache,
 }
 
-/// A cache that holds at most `capacity_bytes` of filter blocks (and their
-/// entries: about 48 bytes each), split into shards of at least 8 MiB (at
-/// most 16): a block larger than a shard's share is read by each query
-/// that needs it and never cached. Evicts by recency (CLOCK: a hit sets a
-/// bit, an insertion sweeps); hits take no lock. NULL on failure (none
+/// A cache that holds at most `capacity_bytes` of filter blocks and their
+/// entries, split into shards of at least 8 MiB (at most 16): a block
+/// larger than a shard's share is read by each query that needs it and
+/// never cached. Evicts by recency (CLOCK: a hit sets a bit, an insertion
+/// sweeps); hits take no lock and allocate nothing. NULL on failure (none
 /// expected). Free with rocksfilter_cache_free().
+///
+/// Memory: the blocks live in memory the cache maps itself (per shard, its
+/// share of the capacity rounded up to 4 KiB pages, at least 32 KiB;
+/// reserved at the first miss, resident only as it fills), never in the
+/// host's malloc heap. So the resident memory the cache's blocks cause is
+/// at most the capacity plus a fixed slack of 4 KiB per shard (32 KiB per
+/// shard for a cache below 32 KiB per shard), plus its bookkeeping (about
+/// 24 bytes per cached block), plus one block being read per querying
+/// thread. Freed space of 64 KiB or more is given back to the system
+/// (Linux); the rest is reused. The memory is unmapped when the cache and
+/// every handle opened with it are freed.
 ///
 /// Handles opened by path keep their file open between queries, at most
 /// 128 files for all of the cache's handles (the least recently used
@@ -224,7 +235,8 @@ pub extern "C" fn rocksfilter_cache_new_with_open_files(
 
 /// Frees the caller's reference. Handles opened with the cache keep it
 /// alive until they are freed too, so freeing it first is harmless (but
-/// its counters can then no longer be read). NULL is ignored.
+/// its counters can then no longer be read); its memory goes back to the
+/// system when the last of them is freed. NULL is ignored.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_cache_free(cache: *mut rocksfilter_cache) {
     guard((), || {
@@ -235,8 +247,10 @@ pub unsafe extern "C" fn rocksfilter_cache_free(cache: *mut rocksfilter_cache) {
     })
 }
 
-/// Bytes the cache holds now (blocks and entries); at most its capacity.
-/// 0 for NULL. Thread-safe.
+/// Bytes the cache holds now: its blocks and their entries, as placed in
+/// the cache's own memory (a power-of-two size up to 2 KiB, else whole
+/// 4 KiB pages); at most its capacity. Not the handles' own memory (their
+/// rocksfilter_sst_open_stats.bytes_held). 0 for NULL. Thread-safe.
 #[no_mangle]
 pub unsafe extern "C" fn rocksfilter_cache_bytes_held(cache: *const rocksfilter_cache) -> usize {
     // SAFETY: header contract: NULL or live.
@@ -255,7 +269,7 @@ pub struct rocksfilter_cache_stats {
     pub reserved: u32,
     /// The capacity in bytes.
     pub capacity: u64,
-    /// Bytes held now (at most capacity).
+    /// Bytes held now (at most capacity), as rocksfilter_cache_bytes_held.
     pub bytes_held: u64,
     /// Blocks held now.
     pub entries: u64,
@@ -653,11 +667,15 @@ pub struct rocksfilter_sst_open_stats {
     pub reads: u64,
     /// Bytes those reads returned.
     pub bytes_read: u64,
-    /// Bytes the handle owns for its queries (filter blocks, and the
-    /// partition index of a partitioned filter, alignment included); 0 when
-    /// queries read the caller's memory or a mapping. The handle's other
-    /// memory is small and fixed, plus the separators of a partitioned or
-    /// block-based filter's index.
+    /// Heap bytes the handle owns for its queries, alignment included:
+    /// the filter blocks it loaded at open (not those of the caller's
+    /// memory or a mapping, nor blocks read on demand into a cache, which
+    /// rocksfilter_cache_bytes_held counts) and, for a partitioned filter,
+    /// its top-level index as kept (separators, lookup tables, partition
+    /// to block map) and, with a cache, a handle and a slot per block. The
+    /// handle's other memory is small and fixed (the struct, the file name,
+    /// the properties), plus the separators of a block-based filter's
+    /// index.
     pub bytes_held: u64,
 }
 

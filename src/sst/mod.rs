@@ -586,9 +586,17 @@ impl<'a> Sst<'a> {
             )),
             Some(_) => SstFilter::None,
         };
+        let mut stats = fetch.stats();
+        // The filter's bytes were counted as they were read; what the
+        // handle keeps beside them (separators, index, slots) is added.
+        stats.bytes_held += match &filter {
+            SstFilter::Partitioned(p) => p.heap_bytes() as u64,
+            SstFilter::CachedFull(CachedFilter(o)) => o.heap_bytes() as u64,
+            _ => 0,
+        };
         Ok(Sst {
             file_size: len,
-            stats: fetch.stats(),
+            stats,
             footer,
             properties,
             properties_error,

@@ -150,6 +150,12 @@ impl OnDemand {
         OnDemand { cache, id: next_id(), src, footer, verify, blocks, slots, what }
     }
 
+    /// Heap bytes this handle keeps for its blocks: their handles and
+    /// slots (the blocks' bytes are the cache's).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.blocks.len() * std::mem::size_of::<Option<BlockHandle>>() + self.slots.len() * std::mem::size_of::<Slot>()
+    }
+
     /// Number of blocks.
     pub(crate) fn len(&self) -> usize {
         self.blocks.len()
@@ -181,12 +187,12 @@ impl OnDemand {
         self.cache.count(Count::Miss);
         let Some(h) = self.blocks[i] else { return Held::Transient(Filter::always_true()) };
         match self.load(h, file) {
-            Ok(Ok((filter, charge))) => self.cache.insert(self.key(i), slot, filter, charge),
+            Ok(Ok(filter)) => self.cache.insert(self.key(i), slot, filter),
             Ok(Err(_bad)) => {
                 // RocksDB answers "may match" for a partition it cannot
                 // read; cached as such so it is not read again.
                 self.cache.count(Count::BadBlock);
-                self.cache.insert(self.key(i), slot, Filter::always_true(), 0)
+                self.cache.insert(self.key(i), slot, Filter::always_true())
             }
             Err(_io) => {
                 self.cache.count(Count::ReadError);
@@ -203,14 +209,10 @@ impl OnDemand {
     }
 
     /// Reads block `h` (and its trailer) into an aligned buffer, verifies
-    /// it and loads it. Ok(Ok((filter, bytes taken))); Ok(Err(why)): the
-    /// bytes are not a usable filter; Err(why): the read failed.
-    #[allow(clippy::type_complexity)]
-    fn load(
-        &self,
-        h: BlockHandle,
-        file: &mut Option<Arc<File>>,
-    ) -> Result<Result<(Filter<'static>, usize), String>, String> {
+    /// it and loads it (the cache copies it into its arena, or serves this
+    /// query from the buffer). Ok(Ok(filter)); Ok(Err(why)): the bytes are
+    /// not a usable filter; Err(why): the read failed.
+    fn load(&self, h: BlockHandle, file: &mut Option<Arc<File>>) -> Result<Result<Filter<'static>, String>, String> {
         let end = match block_end(&self.footer, h, self.what) {
             Ok(e) => e,
             Err(e) => return Ok(Err(e.message().to_string())),
@@ -229,8 +231,7 @@ impl OnDemand {
             }
         }
         v.truncate(at + n - BLOCK_TRAILER_LEN);
-        let charge = v.capacity();
-        Ok(Filter::from_held(Bytes::Owned(v, at)).map(|f| (f, charge)).map_err(|e| e.message().to_string()))
+        Ok(Filter::from_held(Bytes::Owned(v, at)).map_err(|e| e.message().to_string()))
     }
 }
 

@@ -138,6 +138,25 @@ enum Store<'a> {
 }
 
 impl<'a> Partitions<'a> {
+    /// Heap bytes the partitions keep beyond their filter blocks' bytes
+    /// (which the open counts as it reads them, or the cache holds):
+    /// separators and their lookup tables, the partition-to-block map,
+    /// the blocks' `Filter`s or, read on demand, their handles and slots,
+    /// the batch kernel's lines, and why any is unreadable.
+    pub(super) fn heap_bytes(&self) -> usize {
+        let store = match &self.store {
+            Store::Resident(f) => f.capacity() * std::mem::size_of::<Filter<'_>>(),
+            Store::OnDemand(o) => o.heap_bytes(),
+        };
+        #[cfg(target_arch = "x86_64")]
+        let lines = self.lines.len() * std::mem::size_of::<fast_local::LinesAt>();
+        #[cfg(not(target_arch = "x86_64"))]
+        let lines = 0;
+        let unreadable = self.unreadable.capacity() * std::mem::size_of::<String>()
+            + self.unreadable.iter().map(String::capacity).sum::<usize>();
+        self.seps.heap_bytes() + self.which.capacity() * 4 + store + lines + unreadable
+    }
+
     /// Number of partitions (entries of the top-level index).
     pub fn len(&self) -> usize {
         self.seps.len()

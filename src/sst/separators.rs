@@ -302,6 +302,16 @@ fn byte(t: u64, j: usize) -> usize {
 }
 
 impl Heads {
+    /// Heap bytes of the tables.
+    fn heap_bytes(&self) -> usize {
+        let radix = match &self.radix {
+            Radix::Narrow(r) => r.len() * 2,
+            Radix::Wide(r) => r.len() * 4,
+        };
+        let digits = self.digits.rank.as_ref().map_or(0, |_| std::mem::size_of::<[[u32; 256]; RANKED]>());
+        self.common.capacity() + self.heads.capacity() * 8 + radix + digits
+    }
+
     /// Bucket of an (ascending) head: monotone, so a head in an earlier
     /// bucket is smaller and one in a later bucket larger.
     #[inline(always)]
@@ -1073,6 +1083,13 @@ fn compare(prev: &[u8], cur: &[u8], internal: bool, reverse: bool, ts: usize) ->
 }
 
 impl Separators {
+    /// Heap bytes these separators keep (their keys, the buffer holding
+    /// them and, once built, the lookup tables), by capacity.
+    pub(super) fn heap_bytes(&self) -> usize {
+        let own = self.keys.capacity() * std::mem::size_of::<KeyLoc>() + self.arena.capacity();
+        own + self.heads.get().map_or(0, Heads::heap_bytes)
+    }
+
     pub(super) fn new(internal: bool, cmp: Comparator, budget: usize) -> Self {
         Separators {
             keys: Vec::new(),

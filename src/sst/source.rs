@@ -125,8 +125,12 @@ pub struct OpenStats {
     pub reads: u64,
     /// Bytes those calls returned.
     pub bytes_read: u64,
-    /// Bytes of filter (and, for partitioned filters, partition index)
-    /// the handle owns for its queries, alignment slack included; 0 when
-    /// queries read the caller's memory or a mapping.
+    /// Heap bytes the handle owns for its queries, alignment slack
+    /// included: the filter blocks it loaded at open (0 for the caller's
+    /// memory or a mapping, and for blocks read on demand into a cache,
+    /// which the cache counts) and, for partitioned filters, the top-level
+    /// index as kept (separators and their lookup tables, the partition to
+    /// block map) and, with a cache, each block's handle and slot. Not the
+    /// handle's fixed-size struct, nor the file name or properties.
     pub bytes_held: u64,
 }

@@ -10,8 +10,8 @@ import java.util.function.LongConsumer;
  * top-level index and read each partition into the cache when a query first needs it, so that the
  * filter memory of any number of files stays within one capacity.
  *
- * <p>The capacity bounds the blocks held and their entries (about 48 bytes each): {@link #bytesHeld()}
- * never exceeds it. The cache is split into shards of at least 8 MiB (at most 16; one below
+ * <p>The capacity bounds the blocks held and their entries (128 bytes each), in memory the native
+ * library maps for the cache, not its malloc heap: {@link #bytesHeld()} never exceeds it. The cache is split into shards of at least 8 MiB (at most 16; one below
  * 16 MiB): a block larger than its shard's share is read by each query that needs it and never
  * cached ({@link CacheStats#uncached()}). Eviction is by recency (CLOCK: a hit marks the block, an
  * insertion sweeps); hits take no lock.

@@ -46,7 +46,7 @@ public final class CacheStats {
         return capacity;
     }
 
-    /** @return bytes held now: filter blocks and their entries (about 48 bytes each); at most {@link #capacity()} */
+    /** @return bytes held now: filter blocks and their entries (128 bytes each); at most {@link #capacity()} */
     public long bytesHeld() {
         return bytesHeld;
     }

@@ -289,7 +289,10 @@ class CacheTest {
         }
         // A mapping (no cache) answers as a read file.
         try (Sst whole = Sst.open(bloom); Sst mapped = Sst.open(bloom, new SstOptions().withMmap(true))) {
-            assertEquals(0, mapped.openStats().bytesHeld());
+            // The filter's bytes are the mapping's; the handle holds its
+            // separators (a few KB), not the partitions.
+            assertTrue(mapped.openStats().bytesHeld() < whole.openStats().bytesHeld() / 10,
+                    mapped.openStats().toString());
             byte[][] probes = scattered(5000, 2);
             assertArrayEquals(single(whole, probes), single(mapped, probes));
             assertArrayEquals(whole.mayMatchBatch(probes), mapped.mayMatchBatch(probes));
