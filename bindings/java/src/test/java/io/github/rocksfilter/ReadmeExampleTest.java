@@ -173,7 +173,7 @@ class ReadmeExampleTest {
             cacheExample(path, key.getBytes(UTF_8), new PrintStream(buf, true, UTF_8));
             String printed = buf.toString(UTF_8).trim();
             System.out.println("README cache example printed: " + printed);
-            assertEquals("PARTITIONED maybe=" + key.equals("apple") + " held=249 misses=1", printed);
+            assertEquals("PARTITIONED maybe=" + key.equals("apple") + " held=256 misses=1", printed);
         }
     }
 
