@@ -68,6 +68,7 @@ public final class RawPacked {
         static final MethodHandle SST = packed("rocksfilter_sst_may_match_packed");
 
         /** {@code int (*)(void *, const uint8_t *, size_t, const size_t *, size_t, bool *, char **)}, critical. */
+        @SuppressWarnings("restricted") // binding the library's packed calls directly is what this benchmark measures
         private static MethodHandle packed(String name) {
             String explicit = System.getProperty("rocksfilter.library.path");
             SymbolLookup lookup = SymbolLookup.loaderLookup();
