@@ -79,7 +79,11 @@ step_fuzz() {
     [ -d "$OUT/seeds/$t" ] && cp -n "$OUT/seeds/$t"/* "fuzz/corpus/$t/" 2>/dev/null
   done
   # ...and real RocksDB SSTs (< 64 KB, the smallest of each kind).
-  local fx="${ROCKSFILTER_SST_FIXTURES:-$OUT/sst-fixtures}"
+  # (make test's fixtures when they are there: generating them again costs
+  # a minute.)
+  local fx="${ROCKSFILTER_SST_FIXTURES:-}"
+  [ -z "$fx" ] && [ -f "$here/target/sst-fixtures/manifest.jsonl" ] && fx="$here/target/sst-fixtures"
+  fx="${fx:-$OUT/sst-fixtures}"
   if [ ! -f "$fx/manifest.jsonl" ]; then
     echo "generating SST fixtures into $fx (sst_fixtures/generate.sh)"
     sst_fixtures/generate.sh "$fx" >"$LOGS/sst-fixtures.log" 2>&1 \
