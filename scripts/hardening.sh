@@ -260,14 +260,17 @@ ensure_nightly_component() { # component
   have_nightly_component "$1"
 }
 
-step_miri() {
-  say "Miri (library unit tests)"
+# Miri interprets on one core, for a fixed time: it runs in the background
+# from the start, beside the fuzz step (one libFuzzer process at a time),
+# and its result is collected after the valgrind step.
+start_miri() {
+  MIRI_PID=""
   if ! ensure_nightly_component miri || ! ensure_nightly_component rust-src; then
     skipped miri "nightly miri/rust-src not installable here (no access to the rustup servers?); see $LOGS/rustup.log"
     return
   fi
-  local t0; t0=$(date +%s)
-  local log="$LOGS/miri.log"
+  MIRI_T0=$(date +%s)
+  MIRI_LIMIT=${MIRI_TIMEOUT:-420}
   # The unit tests cover the pure-Rust core (hashes, builders, readers,
   # SST parsing, the FFI boundary). Miri cannot run AVX2 or mmap paths and
   # is ~1000x slower: tests that loop over large inputs are filtered out.
@@ -275,20 +278,28 @@ step_miri() {
   # Default: the unit tests that are cheap enough for Miri (hashes, trailer
   # parsing, SST format, policy, builder rules, the FFI panic boundary).
   local filter=${MIRI_TEST_FILTER:-"hash:: filter::tests sst:: policy:: ffi:: send_sync trailer_layout geometry_validation odd_but_accepted short_blocks reserved_markers foreign_line_sizes odd_number_of_lines adjacent_duplicates key_and_alt empty_finish add_hash_on_legacy lines_at --skip avx2 --skip every_length"}
-  local limit=${MIRI_TIMEOUT:-420}
+  echo "Miri: started in the background (at most ${MIRI_LIMIT}s; log $LOGS/miri.log)"
   # shellcheck disable=SC2086
-  MIRIFLAGS="-Zmiri-disable-isolation" timeout "$limit" \
-    cargo +nightly miri test -p rocksfilter --target-dir "$OUT/miri" --lib -- $filter >"$log" 2>&1
+  MIRIFLAGS="-Zmiri-disable-isolation" timeout "$MIRI_LIMIT" \
+    cargo +nightly miri test -p rocksfilter --target-dir "$OUT/miri" --lib -- $filter >"$LOGS/miri.log" 2>&1 &
+  MIRI_PID=$!
+}
+
+finish_miri() {
+  say "Miri (library unit tests)"
+  [ -n "${MIRI_PID:-}" ] || return
+  wait "$MIRI_PID"
   local rc=$?
+  local log="$LOGS/miri.log"
   local ub; ub=$(grep -c '^error: Undefined Behavior\|^error: memory leaked' "$log")
   local passed; passed=$(grep -c '\.\.\. ok$' "$log")
   local failed; failed=$(grep -c '\.\.\. FAILED$' "$log")
   local unsupported; unsupported=$(grep -c 'unsupported operation' "$log")
   local findings=$(( ub + failed ))
   local note=""
-  [ "$rc" = 124 ] && note=" (stopped at the ${limit}s limit: partial run; MIRI_TIMEOUT=N for more)"
+  [ "$rc" = 124 ] && note=" (stopped at the ${MIRI_LIMIT}s limit: partial run; MIRI_TIMEOUT=N for more)"
   [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$findings" = 0 ] && [ "$unsupported" = 0 ] && findings=1
-  result miri "$findings" "$passed passed, $failed failed, $ub UB reports, $unsupported unsupported-operation stops, $(secs "$t0")s$note (log $log)"
+  result miri "$findings" "$passed passed, $failed failed, $ub UB reports, $unsupported unsupported-operation stops, $(secs "$MIRI_T0")s$note (log $log)"
 }
 
 step_tsan() {
@@ -307,11 +318,12 @@ step_tsan() {
   result "tsan concurrency" "$findings" "$races data-race reports, $(grep 'test result' "$log" | tail -1), $(secs "$t0")s (log $log)"
 }
 
+want miri && start_miri
 want fuzz && step_fuzz
 want asan && step_asan
 want c-asan && step_c_asan
 want valgrind && step_valgrind
-want miri && step_miri
+[ -n "${MIRI_PID:-}" ] && finish_miri
 want tsan && step_tsan
 
 echo
