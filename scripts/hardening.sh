@@ -11,7 +11,8 @@
 #      c_tests/compat, ~15 min under ASan);
 #   4. the C API test and the I/O fault tests (tests/io.rs) under valgrind
 #      (errors and definite/indirect leaks);
-#   5. Miri over the library's unit tests (skipped with a message when the
+#   5. Miri over the library's unit tests, in the background beside the fuzz
+#      step (skipped with a message when the
 #      nightly miri component cannot be installed);
 #   6. tests/concurrency.rs under ThreadSanitizer (nightly + rust-src +
 #      -Zbuild-std; skipped with a message when unavailable).
@@ -279,9 +280,15 @@ start_miri() {
   # parsing, SST format, policy, builder rules, the FFI panic boundary).
   local filter=${MIRI_TEST_FILTER:-"hash:: filter::tests sst:: policy:: ffi:: send_sync trailer_layout geometry_validation odd_but_accepted short_blocks reserved_markers foreign_line_sizes odd_number_of_lines adjacent_duplicates key_and_alt empty_finish add_hash_on_legacy lines_at --skip avx2 --skip every_length"}
   echo "Miri: started in the background (at most ${MIRI_LIMIT}s; log $LOGS/miri.log)"
+  rm -f "$OUT/miri.end"
   # shellcheck disable=SC2086
-  MIRIFLAGS="-Zmiri-disable-isolation" timeout "$MIRI_LIMIT" \
-    cargo +nightly miri test -p rocksfilter --target-dir "$OUT/miri" --lib -- $filter >"$LOGS/miri.log" 2>&1 &
+  (
+    MIRIFLAGS="-Zmiri-disable-isolation" timeout "$MIRI_LIMIT" \
+      cargo +nightly miri test -p rocksfilter --target-dir "$OUT/miri" --lib -- $filter >"$LOGS/miri.log" 2>&1
+    rc=$?
+    date +%s >"$OUT/miri.end"
+    exit $rc
+  ) &
   MIRI_PID=$!
 }
 
@@ -299,7 +306,8 @@ finish_miri() {
   local note=""
   [ "$rc" = 124 ] && note=" (stopped at the ${MIRI_LIMIT}s limit: partial run; MIRI_TIMEOUT=N for more)"
   [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$findings" = 0 ] && [ "$unsupported" = 0 ] && findings=1
-  result miri "$findings" "$passed passed, $failed failed, $ub UB reports, $unsupported unsupported-operation stops, $(secs "$MIRI_T0")s$note (log $log)"
+  local ran=$(( $(cat "$OUT/miri.end" 2>/dev/null || date +%s) - MIRI_T0 ))
+  result miri "$findings" "$passed passed, $failed failed, $ub UB reports, $unsupported unsupported-operation stops, ${ran}s$note (log $log)"
 }
 
 step_tsan() {
