@@ -941,8 +941,9 @@ const char *rocksfilter_version(void);
  * host's malloc heap. So the resident memory the cache's blocks cause is
  * at most the capacity plus a fixed slack of 4 KiB per shard (32 KiB per
  * shard for a cache below 32 KiB per shard), plus its bookkeeping (about
- * 24 bytes per cached block), plus one block being read per querying
- * thread. Freed space of 64 KiB or more is given back to the system
+ * 24 bytes per cached block). A miss reads its block straight into that
+ * memory; only when every cached block is in use by a query is a block
+ * read into the querying thread's own buffer and not cached. Freed space of 64 KiB or more is given back to the system
  * (Linux); the rest is reused. The memory is unmapped when the cache and
  * every handle opened with it are freed.
  *

@@ -186,8 +186,25 @@ impl OnDemand {
         }
         self.cache.count(Count::Miss);
         let Some(h) = self.blocks[i] else { return Held::Transient(Filter::always_true()) };
-        match self.load(h, file) {
-            Ok(Ok(filter)) => self.cache.insert(self.key(i), slot, filter),
+        let loaded = match block_end(&self.footer, h, self.what) {
+            Err(e) => Ok(Err(e.message().to_string())),
+            // Read straight into the cache's arena when it has room; else
+            // into a buffer of this query's, which the cache copies or the
+            // query uses uncached.
+            Ok(end) => match self.cache.reserve(self.key(i), end - h.offset as usize) {
+                Some(mut r) => match self.read_block(h, r.bytes_mut(), file) {
+                    Ok(Ok(())) => match self.cache.publish(r, slot, end - h.offset as usize - BLOCK_TRAILER_LEN) {
+                        Ok(held) => return held,
+                        Err(bad) => Ok(Err(bad)),
+                    },
+                    Ok(Err(bad)) => Ok(Err(bad)),
+                    Err(io) => Err(io),
+                },
+                None => self.load(h, end, file).map(|r| r.map(|filter| self.cache.insert(self.key(i), slot, filter))),
+            },
+        };
+        match loaded {
+            Ok(Ok(held)) => held,
             Ok(Err(_bad)) => {
                 // RocksDB answers "may match" for a partition it cannot
                 // read; cached as such so it is not read again.
@@ -208,27 +225,43 @@ impl OnDemand {
         f(held.filter())
     }
 
-    /// Reads block `h` (and its trailer) into an aligned buffer, verifies
-    /// it and loads it (the cache copies it into its arena, or serves this
-    /// query from the buffer). Ok(Ok(filter)); Ok(Err(why)): the bytes are
-    /// not a usable filter; Err(why): the read failed.
-    fn load(&self, h: BlockHandle, file: &mut Option<Arc<File>>) -> Result<Result<Filter<'static>, String>, String> {
-        let end = match block_end(&self.footer, h, self.what) {
-            Ok(e) => e,
-            Err(e) => return Ok(Err(e.message().to_string())),
-        };
+    /// Reads block `h` and its trailer into `buf` (exactly their length)
+    /// and verifies them. Ok(Ok(())); Ok(Err(why)): the bytes are not a
+    /// block RocksDB would use; Err(why): the read failed.
+    fn read_block(
+        &self,
+        h: BlockHandle,
+        buf: &mut [u8],
+        file: &mut Option<Arc<File>>,
+    ) -> Result<Result<(), String>, String> {
+        let n = buf.len();
+        self.src
+            .read(h.offset, buf, file, self.cache.files(), self.id)
+            .map_err(|e| format!("read of {n} bytes at offset {} failed: {e}", h.offset))?;
+        self.cache.count(Count::Read(n as u64));
+        if self.verify {
+            if let Err(e) = verify_block(buf, &self.footer, h, self.what, None) {
+                return Ok(Err(e.message().to_string()));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Reads block `h` (ending, trailer included, at `end`) into an
+    /// aligned buffer of its own and loads it, for the cache to copy or the
+    /// query to use uncached. Results as [`OnDemand::read_block`]'s.
+    fn load(
+        &self,
+        h: BlockHandle,
+        end: usize,
+        file: &mut Option<Arc<File>>,
+    ) -> Result<Result<Filter<'static>, String>, String> {
         let n = end - h.offset as usize;
         let Some((mut v, at)) = crate::mem::zeroed_block(n) else {
             return Err(format!("cannot allocate {n} bytes for the {} at offset {}", self.what, h.offset));
         };
-        self.src
-            .read(h.offset, &mut v[at..], file, self.cache.files(), self.id)
-            .map_err(|e| format!("read of {n} bytes at offset {} failed: {e}", h.offset))?;
-        self.cache.count(Count::Read(n as u64));
-        if self.verify {
-            if let Err(e) = verify_block(&v[at..], &self.footer, h, self.what, None) {
-                return Ok(Err(e.message().to_string()));
-            }
+        if let Err(bad) = self.read_block(h, &mut v[at..], file)? {
+            return Ok(Err(bad));
         }
         v.truncate(at + n - BLOCK_TRAILER_LEN);
         Ok(Filter::from_held(Bytes::Owned(v, at)).map_err(|e| e.message().to_string()))
