@@ -26,7 +26,7 @@
 // key numbers, so hot keys share partitions as hot rows of a table do.
 //
 // Usage: cache_harness --files F --keys N --queries Q --rounds R --batch B
-//                      --ratio X --dir DIR
+//                      --ratio X --dir DIR [--methods M,...]
 //   -> one JSON object per (distribution, method, round) on stdout.
 
 #include <algorithm>
@@ -50,48 +50,18 @@
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 #include "rocksfilter.h"
-#include "harness_util.h"
+#include "cache_util.h"
 
 namespace {
 
 using bench::Die;
+using bench::FilterBytes;
 using bench::Key;
 using bench::NowNs;
 using bench::SplitMix;
-
-rocksdb::Options TableOptions(std::shared_ptr<rocksdb::Cache> cache) {
-  rocksdb::BlockBasedTableOptions t;
-  t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-  t.partition_filters = true;
-  t.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
-  t.cache_index_and_filter_blocks = true;
-  t.pin_top_level_index_and_filter = true;
-  if (cache) t.block_cache = cache;
-  rocksdb::Options o;
-  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
-  o.compression = rocksdb::kNoCompression;
-  return o;
-}
-
-// YCSB's ScrambledZipfianGenerator, theta 0.99, over n items.
-struct Zipf {
-  double theta = 0.99, zetan, alpha, eta;
-  uint64_t n;
-  explicit Zipf(uint64_t items) : n(items) {
-    double z2 = 1 + std::pow(0.5, theta);
-    zetan = 0;
-    for (uint64_t i = 1; i <= n; i++) zetan += 1 / std::pow(double(i), theta);
-    alpha = 1 / (1 - theta);
-    eta = (1 - std::pow(2.0 / n, 1 - theta)) / (1 - z2 / zetan);
-  }
-  uint64_t Next(uint64_t* s) {
-    double u = (SplitMix(s) >> 11) * (1.0 / 9007199254740992.0);
-    double uz = u * zetan;
-    uint64_t r = uz < 1 ? 0 : uz < 1 + std::pow(0.5, theta) ? 1 : uint64_t(n * std::pow(eta * u - eta + 1, alpha));
-    uint64_t h = r + 0x9e3779b97f4a7c15ULL;  // scrambled: hot items spread over the range
-    return SplitMix(&h) % n;
-  }
-};
+using bench::TableOptions;
+using bench::WriteFile;
+using bench::Zipf;
 
 struct Query {
   uint32_t file;
@@ -103,7 +73,7 @@ struct Query {
 int main(int argc, char** argv) {
   size_t files = 64, n = 200000, queries = 1000000, rounds = 3, batch = 1024;
   double ratio = 10;
-  std::string dir;
+  std::string dir, methods;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> const char* {
@@ -117,6 +87,7 @@ int main(int argc, char** argv) {
     else if (a == "--batch") batch = strtoull(next(), nullptr, 10);
     else if (a == "--ratio") ratio = strtod(next(), nullptr);
     else if (a == "--dir") dir = next();
+    else if (a == "--methods") methods = next();
     else { fprintf(stderr, "unknown argument %s\n", a.c_str()); return 2; }
   }
   if (files == 0 || n == 0 || queries == 0 || rounds == 0 || batch == 0 || dir.empty() || ratio <= 0) {
@@ -131,20 +102,9 @@ int main(int argc, char** argv) {
     rocksdb::Options opts = TableOptions(nullptr);
     for (size_t f = 0; f < files; f++) {
       std::string path = dir + "/" + std::to_string(f) + ".sst";
-      rocksdb::SstFileWriter w(rocksdb::EnvOptions(), opts);
-      rocksdb::Status st = w.Open(path);
-      if (!st.ok()) Die("SstFileWriter::Open", st);
-      for (size_t i = 0; i < n; ++i) {
-        st = w.Put(Key(2 * (f * n + i)), "value-01");
-        if (!st.ok()) Die("SstFileWriter::Put", st);
-      }
-      rocksdb::ExternalSstFileInfo info;
-      st = w.Finish(&info);
-      if (!st.ok()) Die("SstFileWriter::Finish", st);
+      WriteFile(path, opts, f, n, "value-01");
       paths.push_back(path);
-      rocksdb::SstFileReader r(opts);
-      if (!(st = r.Open(path)).ok()) Die("SstFileReader::Open", st);
-      filter_bytes += r.GetTableProperties()->filter_size;
+      filter_bytes += FilterBytes(path, opts);
     }
   }
   const size_t capacity = size_t(filter_bytes / ratio);
@@ -236,6 +196,7 @@ int main(int argc, char** argv) {
       for (const char* method : {"ours_single", "ours_batch", "rocksdb_lru_get", "rocksdb_lru_multiget",
                                  "rocksdb_hyperclock_get", "rocksdb_hyperclock_multiget"}) {
         std::string m = method;
+        if (!methods.empty() && !bench::Has(methods, m)) continue;
         uint64_t maybe = 0;
         Rocks* r = m.find("lru") != std::string::npos ? &rocks[0] : m.find("hyperclock") != std::string::npos ? &rocks[1] : nullptr;
         if (r) {

@@ -1,5 +1,6 @@
 // Helpers the SST benchmark harnesses share (bench/sst_harness.cc,
-// bench/open_harness.cc): time, medians, the key format and the query
+// bench/open_harness.cc, and through bench/cache_util.h the cache
+// harnesses): time, medians, the key format and the query
 // sets' random numbers. Header-only; each harness includes it once.
 #ifndef ROCKSFILTER_BENCH_HARNESS_UTIL_H
 #define ROCKSFILTER_BENCH_HARNESS_UTIL_H
@@ -86,9 +87,13 @@ void TakeTurns(size_t n, size_t chunk, size_t rounds, Run run, std::vector<doubl
 }
 
 // Key number i as 20 bytes: "k" and 19 decimal digits (sorted as numbers).
+// KeyInto writes it into out[0..20) (and a NUL at out[20]), allocating
+// nothing.
+inline void KeyInto(uint64_t i, char out[21]) { snprintf(out, 21, "k%019" PRIu64, i); }
+
 inline std::string Key(uint64_t i) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "k%019" PRIu64, i);
+  char buf[21];
+  KeyInto(i, buf);
   return std::string(buf, 20);
 }
 
