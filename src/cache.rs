@@ -300,7 +300,6 @@ impl Held<'_> {
 /// query's alone until [`FilterCache::publish`] enters it or it is dropped
 /// (which frees it). From [`FilterCache::reserve`].
 pub(crate) struct Reserved<'c> {
-    cache: &'c FilterCache,
     shard: &'c Shard,
     me: Place,
     block: Place,
@@ -320,6 +319,17 @@ impl Reserved<'_> {
         // place before it is published or given back, and anonymous
         // mappings are initialised (zeros, or an earlier block's bytes).
         unsafe { std::slice::from_raw_parts_mut(self.bytes, self.len) }
+    }
+
+    /// The reserved bytes, for a filter over them.
+    ///
+    /// Safety: the caller drops what it makes of them before the
+    /// reservation is given back, or, once entered, before its entry is
+    /// taken out (which drops the entry's filter first); they do not change
+    /// meanwhile (nothing writes a place while it is reserved or cached).
+    unsafe fn bytes(&self) -> &'static [u8] {
+        // SAFETY: as `bytes_mut`; the 'static is the caller's promise.
+        unsafe { std::slice::from_raw_parts(self.bytes, self.len) }
     }
 
     fn give_back(&mut self, ring: &mut Ring) {
@@ -480,40 +490,30 @@ impl FilterCache {
     }
 
     /// Caches a copy of `filter` in `slot` and pins it; `key` picks the
-    /// shard (the same for a slot every time). The copy goes to the
-    /// shard's arena, and `filter` (the buffer the query read) is dropped
-    /// after the lock. When another thread cached the slot meanwhile, that
-    /// block is pinned instead; when the block cannot fit, it is returned
-    /// as is.
+    /// shard (the same for a slot every time). The copy goes to a place
+    /// [`FilterCache::reserve`]d in the shard's arena, made outside the
+    /// lock. When another thread cached the slot meanwhile, that block is
+    /// pinned instead; when the block cannot fit, it is returned as is
+    /// ([`FilterCache::uncached`]).
     pub(crate) fn insert<'s>(&self, key: u64, slot: &'s Slot, filter: Filter<'static>) -> Held<'s> {
-        let shard = self.shard(key);
-        let len = filter.as_bytes().len();
-        let mut ring = lock(shard);
-        if let Some(p) = self.pin_present(slot) {
-            drop(ring);
+        if let Some(p) = self.pin(slot) {
             return Held::Pinned(p);
         }
-        let Some((me, block)) = self.room(shard, &mut ring, len) else {
-            drop(ring);
-            self.count_uncached();
-            return Held::Transient(filter);
-        };
-        // SAFETY: `block` is a fresh place of this arena, written here once
-        // under the shard lock; the block's bytes are then only read
-        // (through pins) until the entry is taken out, and the arena
-        // outlives every slot's use of them (module docs, "Lifetimes").
-        let copy = unsafe {
-            let to = ring.arena.ptr(block);
-            ptr::copy_nonoverlapping(filter.as_bytes().as_ptr(), to, len);
-            filter.relocated(std::slice::from_raw_parts(to, len))
-        };
-        let charge = charge_of(len);
-        ring.charge += charge;
-        let held = self.link(shard, &mut ring, slot, me, block, charge, copy);
-        drop(ring);
-        // The buffer the block was read into is freed outside the lock.
-        drop(filter);
-        held
+        let len = filter.as_bytes().len();
+        let Some(mut r) = self.reserve(key, len) else { return self.uncached(filter) };
+        r.bytes_mut().copy_from_slice(filter.as_bytes());
+        // SAFETY: the reserved bytes, just made equal to the filter's, are
+        // 64-byte aligned (an arena place) and stay unchanged while the
+        // copy is used (`Reserved::bytes`).
+        let copy = unsafe { filter.relocated(r.bytes()) };
+        self.enter(r, slot, copy)
+    }
+
+    /// `filter`, read into a buffer of the query's own because the cache
+    /// had no room for it, for this query alone (counted as `uncached`).
+    pub(crate) fn uncached(&self, filter: Filter<'static>) -> Held<'static> {
+        self.inner.stripes[stripe_index()].uncached.fetch_add(1, Ordering::Relaxed);
+        Held::Transient(filter)
     }
 
     /// Room in `key`'s shard for a block of `len` bytes that the calling
@@ -532,7 +532,7 @@ impl FilterCache {
         shard.held.store(ring.charge, Ordering::Relaxed);
         // SAFETY: `block` is a live place of this arena.
         let bytes = unsafe { ring.arena.ptr(block) };
-        Some(Reserved { cache: self, shard, me, block, bytes, len, charge, live: true })
+        Some(Reserved { shard, me, block, bytes, len, charge, live: true })
     }
 
     /// Caches the block read into `r`: its first `len` bytes (the rest is
@@ -540,23 +540,27 @@ impl FilterCache {
     /// pinned. When another query cached the slot meanwhile, that block is
     /// pinned and `r` given back. Err: the bytes are not a filter (`r`
     /// given back).
-    pub(crate) fn publish<'s>(&self, mut r: Reserved<'_>, slot: &'s Slot, len: usize) -> Result<Held<'s>, String> {
-        debug_assert!(len <= r.len && std::ptr::eq(r.cache, self));
-        // SAFETY: the reservation's bytes stay in the arena, unchanged,
-        // until its entry is taken out, which drops this filter first (or,
-        // on every path below that does not link it, the filter is dropped
-        // before the places are freed).
-        let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(r.bytes, len) };
-        let filter = Filter::from_held(Bytes::Borrowed(bytes)).map_err(|e| e.message().to_string())?;
+    pub(crate) fn publish<'s>(&self, r: Reserved<'_>, slot: &'s Slot, len: usize) -> Result<Held<'s>, String> {
+        debug_assert!(len <= r.len);
+        // SAFETY: (`Reserved::bytes`) the filter is dropped before the
+        // reservation is given back or, once entered, its entry taken out.
+        let filter = Filter::from_held(Bytes::Borrowed(unsafe { &r.bytes()[..len] }));
+        Ok(self.enter(r, slot, filter.map_err(|e| e.message().to_string())?))
+    }
+
+    /// Enters `filter`, over `r`'s bytes, in `slot` and pins it; when
+    /// another query cached the slot meanwhile, pins that block instead and
+    /// gives `r` back.
+    fn enter<'s>(&self, mut r: Reserved<'_>, slot: &'s Slot, filter: Filter<'static>) -> Held<'s> {
         let shard = r.shard;
         let mut ring = lock(shard);
         if let Some(p) = self.pin_present(slot) {
             drop(filter);
             r.give_back(&mut ring);
-            return Ok(Held::Pinned(p));
+            return Held::Pinned(p);
         }
         r.live = false;
-        Ok(self.link(shard, &mut ring, slot, r.me, r.block, r.charge, filter))
+        self.link(shard, &mut ring, slot, r.me, r.block, r.charge, filter)
     }
 
     /// `slot`'s block pinned, if another query cached it while this one
@@ -629,10 +633,6 @@ impl FilterCache {
         slot.state.fetch_or(PRESENT | REFERENCED, Ordering::Release);
         // SAFETY: just stored, and pinned by the count added above.
         Held::Pinned(Pinned { slot, entry: unsafe { &*entry } })
-    }
-
-    fn count_uncached(&self) {
-        self.inner.stripes[stripe_index()].uncached.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Evicts from `ring` until `charge` more bytes fit; false when they

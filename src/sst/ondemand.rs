@@ -186,24 +186,7 @@ impl OnDemand {
         }
         self.cache.count(Count::Miss);
         let Some(h) = self.blocks[i] else { return Held::Transient(Filter::always_true()) };
-        let loaded = match block_end(&self.footer, h, self.what) {
-            Err(e) => Ok(Err(e.message().to_string())),
-            // Read straight into the cache's arena when it has room; else
-            // into a buffer of this query's, which the cache copies or the
-            // query uses uncached.
-            Ok(end) => match self.cache.reserve(self.key(i), end - h.offset as usize) {
-                Some(mut r) => match self.read_block(h, r.bytes_mut(), file) {
-                    Ok(Ok(())) => match self.cache.publish(r, slot, end - h.offset as usize - BLOCK_TRAILER_LEN) {
-                        Ok(held) => return held,
-                        Err(bad) => Ok(Err(bad)),
-                    },
-                    Ok(Err(bad)) => Ok(Err(bad)),
-                    Err(io) => Err(io),
-                },
-                None => self.load(h, end, file).map(|r| r.map(|filter| self.cache.insert(self.key(i), slot, filter))),
-            },
-        };
-        match loaded {
+        match self.fetch(h, i, file) {
             Ok(Ok(held)) => held,
             Ok(Err(_bad)) => {
                 // RocksDB answers "may match" for a partition it cannot
@@ -223,6 +206,30 @@ impl OnDemand {
         let mut file = None;
         let held = self.hold(i, &mut file);
         f(held.filter())
+    }
+
+    /// Reads block `h` (block `i`) into the cache: straight into the place
+    /// it reserves there, or, when the cache has no room (every entry
+    /// pinned, or the block larger than a shard), into a buffer of this
+    /// query's, used once. Ok(Ok(held)); Ok(Err(why)): not a block RocksDB
+    /// would use; Err(why): the read failed.
+    fn fetch(
+        &self,
+        h: BlockHandle,
+        i: usize,
+        file: &mut Option<Arc<File>>,
+    ) -> Result<Result<Held<'_>, String>, String> {
+        let n = match block_end(&self.footer, h, self.what) {
+            Ok(end) => end - h.offset as usize,
+            Err(e) => return Ok(Err(e.message().to_string())),
+        };
+        let Some(mut r) = self.cache.reserve(self.key(i), n) else {
+            return Ok(self.load(h, n, file)?.map(|f| self.cache.uncached(f)));
+        };
+        if let Err(bad) = self.read_block(h, r.bytes_mut(), file)? {
+            return Ok(Err(bad));
+        }
+        Ok(self.cache.publish(r, &self.slots[i], n - BLOCK_TRAILER_LEN))
     }
 
     /// Reads block `h` and its trailer into `buf` (exactly their length)
@@ -247,16 +254,15 @@ impl OnDemand {
         Ok(Ok(()))
     }
 
-    /// Reads block `h` (ending, trailer included, at `end`) into an
-    /// aligned buffer of its own and loads it, for the cache to copy or the
-    /// query to use uncached. Results as [`OnDemand::read_block`]'s.
+    /// Reads block `h` (`n` bytes with its trailer) into an aligned buffer
+    /// of its own and loads it, for the query to use uncached. Results as
+    /// [`OnDemand::read_block`]'s.
     fn load(
         &self,
         h: BlockHandle,
-        end: usize,
+        n: usize,
         file: &mut Option<Arc<File>>,
     ) -> Result<Result<Filter<'static>, String>, String> {
-        let n = end - h.offset as usize;
         let Some((mut v, at)) = crate::mem::zeroed_block(n) else {
             return Err(format!("cannot allocate {n} bytes for the {} at offset {}", self.what, h.offset));
         };
