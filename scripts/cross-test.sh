@@ -99,6 +99,12 @@ wine_prefix() {
   # it exits seconds after its last client, and a binary starting just
   # then loses its connection ("wine client error: recvmsg").
   wineserver -p 2>/dev/null || true   # exits 2 when one already runs
+  # Wine's own services (services.exe, winedevice.exe) start with the
+  # first program and live as long as the wineserver. Started here, with
+  # their output on /dev/null: started by a test binary, they inherit its
+  # stdout, and `go test` fails the package after waiting 60 s for the
+  # pipe to close ("Test I/O incomplete ... WaitDelay expired").
+  wine cmd /c exit </dev/null >/dev/null 2>&1 || true
 }
 
 need_dist() {
